@@ -1,0 +1,448 @@
+"""Catalog records (GPUs, systems, providers, offers, workload models) and the immutable, indexed snapshot."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+
+Positive = Annotated[float, msgspec.Meta(gt=0)]
+PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
+NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+Slug = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
+Sources = Annotated[tuple[Text, ...], msgspec.Meta(min_length=1)]
+
+Vendor = Literal["nvidia", "amd", "intel", "huawei"]
+Ecosystem = Literal["cuda", "rocm", "gaudi", "cann"]
+Pricing = Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]
+PRICING_MODELS: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block")
+LinkKind = Literal["nvswitch", "nvlink", "nvlink_bridge", "infinity_fabric", "ethernet", "hccs", "pcie"]
+Confidence = Literal["datasheet", "low"]
+
+
+class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of every catalog record: immutable, strict about unknown fields."""
+
+
+class Tflops(Record, kw_only=True):
+    """Dense peak throughput in TFLOPS (TOPS for int8); None where the GPU has no such path."""
+
+    fp32: Positive | None = None
+    tf32: Positive | None = None
+    fp16: Positive | None = None
+    bf16: Positive | None = None
+    fp8: Positive | None = None
+    int8: Positive | None = None
+    fp4: Positive | None = None
+
+
+class Interconnect(Record, kw_only=True):
+    """GPU-to-GPU link; bandwidth is the total bidirectional figure per GPU."""
+
+    kind: LinkKind
+    bandwidth_gbps: Positive | None = None
+    description: Text
+
+
+class Gpu(Record, kw_only=True):
+    """One accelerator model with datasheet (dense) figures."""
+
+    id: Slug
+    name: Text
+    vendor: Vendor
+    architecture: Text
+    launch_year: Annotated[int, msgspec.Meta(ge=2010, le=2035)]
+    segment: Literal["datacenter", "workstation", "consumer"]
+    memory_gb: Positive
+    memory_type: Text
+    memory_bandwidth_gbps: Positive
+    tflops: Tflops
+    tdp_w: Positive
+    form_factor: Text
+    interconnect: Interconnect
+    ecosystem: Ecosystem
+    aliases: tuple[Text, ...] = ()
+    sources: Sources
+    confidence: Confidence = "datasheet"
+    market: Literal["global", "china"] = "global"
+    # GeForce cards and the L40 run FP16/BF16 (and FP8) with FP32 accumulation at half the FP16-accumulate rate;
+    # the stored figures are the FP32-accumulate ones, so the sparse-figure check must allow the wider ratios.
+    half_rate_fp32_accumulate: bool = False
+    notes: str = ""
+
+    @property
+    def supports_fp8(self) -> bool:
+        return self.tflops.fp8 is not None
+
+    @property
+    def supports_fp4(self) -> bool:
+        return self.tflops.fp4 is not None
+
+    @property
+    def has_nvlink(self) -> bool:
+        return self.interconnect.kind in ("nvswitch", "nvlink", "nvlink_bridge")
+
+
+class SystemPrice(Record, kw_only=True):
+    """A purchase price with its basis, date and source."""
+
+    usd: Positive
+    usd_low: Positive | None = None
+    usd_high: Positive | None = None
+    basis: Literal["list", "street", "quote", "estimate"]
+    as_of: date
+    source: Text
+    confidence: Confidence = "datasheet"
+
+
+class System(Record, kw_only=True):
+    """An 8-accelerator server."""
+
+    id: Slug
+    name: Text
+    vendor: Vendor
+    gpu: Slug
+    gpu_count: PositiveInt
+    total_memory_gb: Positive
+    power_kw: Positive | None = None
+    power_note: str = ""
+    fabric: Text
+    network: Text
+    price: SystemPrice | None = None
+    aliases: tuple[Text, ...] = ()
+    sources: Sources
+    notes: str = ""
+
+
+class Provider(Record, kw_only=True):
+    """A company that rents GPUs."""
+
+    id: Slug
+    name: Text
+    kind: Literal["hyperscaler", "gpu_cloud", "marketplace"]
+    url: Text
+    sources: Sources
+    notes: str = ""
+
+
+class Offer(Record, kw_only=True):
+    """A rentable configuration at a dated, sourced price per GPU-hour."""
+
+    id: Slug
+    provider: Slug
+    gpu: Slug
+    gpus_per_instance: PositiveInt = 1
+    pricing: Pricing
+    usd_per_gpu_hour: Positive
+    instance: str | None = None
+    vcpus: PositiveInt | None = None
+    ram_gb: Positive | None = None
+    bare_metal: bool | None = None
+    region: str | None = None
+    as_of: date
+    source: Text
+    notes: str = ""
+
+
+class MoE(Record, kw_only=True):
+    """Mixture-of-experts layout."""
+
+    routed_experts: PositiveInt
+    experts_per_token: PositiveInt
+    shared_experts: NonNegativeInt = 0
+    first_dense_layers: NonNegativeInt = 0
+    expert_intermediate_size: PositiveInt
+
+
+class Mla(Record, kw_only=True):
+    """Multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim elements per token and layer."""
+
+    kv_lora_rank: PositiveInt
+    qk_rope_head_dim: PositiveInt
+    qk_nope_head_dim: PositiveInt
+    v_head_dim: PositiveInt
+    q_lora_rank: PositiveInt | None = None
+
+
+class LlmModel(Record, kw_only=True, tag="llm", tag_field="kind"):
+    """A decoder-only language model as its config.json describes it."""
+
+    id: Slug
+    name: Text
+    family: Text
+    params_b: Positive
+    active_params_b: Positive | None = None
+    layers: PositiveInt
+    hidden_size: PositiveInt
+    intermediate_size: PositiveInt
+    attention_heads: PositiveInt
+    kv_heads: PositiveInt | None = None
+    head_dim: PositiveInt
+    vocab_size: PositiveInt
+    max_context: PositiveInt
+    attention: Literal["mha", "gqa", "mla"]
+    sliding_window: PositiveInt | None = None
+    sliding_window_layers: Literal["all", "alternate"] | None = None
+    moe: MoE | None = None
+    mla: Mla | None = None
+    native_precision: Literal["fp32", "bf16", "fp16", "fp8", "mxfp4"] = "bf16"
+    checkpoint_gb: Positive | None = None
+    aliases: tuple[Text, ...] = ()
+    sources: Sources
+    notes: str = ""
+
+
+class ModelComponent(Record, kw_only=True):
+    """A network inside a diffusion pipeline."""
+
+    name: Text
+    architecture: Text
+    params_b: Positive
+
+
+class DiffusionModel(Record, kw_only=True, tag="diffusion", tag_field="kind"):
+    """An image diffusion pipeline: denoiser, text encoders and VAE."""
+
+    id: Slug
+    name: Text
+    family: Text
+    denoiser: ModelComponent
+    text_encoders: tuple[ModelComponent, ...]
+    vae_params_b: Positive
+    vae_latent_channels: PositiveInt
+    native_resolution: PositiveInt
+    default_steps: PositiveInt
+    passes_per_step: PositiveInt
+    tflop_per_pass_1024: Positive | None = None
+    vae_decode_tflop_1024: Positive | None = None
+    aliases: tuple[Text, ...] = ()
+    sources: Sources
+    notes: str = ""
+
+
+ModelSpec = LlmModel | DiffusionModel
+
+R = TypeVar("R", bound=Record)
+
+
+class CatalogError(ValueError):
+    """Reference or stored catalog data that must not be served; the message names every bad record."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("invalid catalog data:\n  " + "\n  ".join(self.problems))
+
+
+def lookup_key(name: str) -> str:
+    """Fold a user-typed name to the form ids and aliases are matched in ("H100 SXM5" -> "h100sxm5")."""
+    return re.sub(r"[^0-9a-z]+", "", name.casefold())
+
+
+# A dense FP8 path is at most 2x the dense BF16 one (1x on Gaudi 3); 4x means someone copied a 2:4-sparse figure.
+_DENSE_RATIO_LIMITS: tuple[tuple[str, str, float], ...] = (
+    ("tf32", "bf16", 0.55),
+    ("fp8", "bf16", 2.2),
+    ("int8", "bf16", 2.2),
+    ("fp4", "fp8", 3.1),
+)
+
+
+def _sparse_problems(gpu: Gpu) -> list[str]:
+    problems = []
+    figures = gpu.tflops
+    for name, base, limit in _DENSE_RATIO_LIMITS:
+        value, reference = getattr(figures, name), getattr(figures, base) or (
+            figures.fp16 if base == "bf16" else None
+        )
+        if value is None or reference is None:
+            continue
+        allowed = limit * 2 if gpu.half_rate_fp32_accumulate and base == "bf16" else limit
+        if value > allowed * reference:
+            problems.append(
+                f"gpu {gpu.id!r}: {name.upper()} {value:g} is {value / reference:.1f}x {base.upper()} "
+                f"{reference:g}; a dense figure is at most {allowed:g}x, so this looks like a 2:4-sparse figure"
+            )
+    return problems
+
+
+def decode_records(kind: str, raw_records: Iterable[Mapping[str, Any]], record_type: Any) -> list[Any]:
+    """Convert raw mappings (parsed TOML or database rows) into records, naming each bad one."""
+    records, problems = [], []
+    for position, raw in enumerate(raw_records, start=1):
+        try:
+            records.append(msgspec.convert(raw, record_type, strict=False))
+        except msgspec.ValidationError as error:
+            problems.append(f"{kind} {raw.get('id', f'#{position}')!r}: {error}")
+    if problems:
+        raise CatalogError(problems)
+    return records
+
+
+class Catalog:
+    """An immutable snapshot of the whole catalog with lookup indexes and a content-hash version."""
+
+    __slots__ = (
+        "_aliases",
+        "_gpus",
+        "_models",
+        "_offers_by_gpu",
+        "_providers",
+        "_systems",
+        "gpus",
+        "models",
+        "offers",
+        "providers",
+        "systems",
+        "version",
+    )
+
+    def __init__(
+        self,
+        *,
+        gpus: Iterable[Gpu],
+        systems: Iterable[System],
+        providers: Iterable[Provider],
+        offers: Iterable[Offer],
+        models: Iterable[ModelSpec],
+    ) -> None:
+        self.gpus = tuple(sorted(gpus, key=lambda r: r.id))
+        self.systems = tuple(sorted(systems, key=lambda r: r.id))
+        self.providers = tuple(sorted(providers, key=lambda r: r.id))
+        self.offers = tuple(sorted(offers, key=lambda r: r.id))
+        self.models = tuple(sorted(models, key=lambda r: r.id))
+        problems: list[str] = []
+        self._gpus = _index("gpu", self.gpus, problems)
+        self._systems = _index("system", self.systems, problems)
+        self._providers = _index("provider", self.providers, problems)
+        self._models = _index("model", self.models, problems)
+        _index("offer", self.offers, problems)
+        self._aliases: dict[str, dict[str, str]] = {
+            "gpu": _alias_index("gpu", self.gpus, problems),
+            "system": _alias_index("system", self.systems, problems),
+            "model": _alias_index("model", self.models, problems),
+        }
+        for gpu in self.gpus:
+            problems.extend(_sparse_problems(gpu))
+        problems.extend(self._reference_problems())
+        if problems:
+            raise CatalogError(problems)
+        offers_by_gpu: dict[str, list[Offer]] = {}
+        for offer in self.offers:
+            offers_by_gpu.setdefault(offer.gpu, []).append(offer)
+        self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
+        self.version = hashlib.sha256(
+            msgspec.json.encode([self.gpus, self.systems, self.providers, self.offers, self.models])
+        ).hexdigest()[:16]
+
+    def _reference_problems(self) -> list[str]:
+        problems = []
+        for system in self.systems:
+            gpu = self._gpus.get(system.gpu)
+            if gpu is None:
+                problems.append(f"system {system.id!r}: unknown gpu {system.gpu!r}")
+                continue
+            expected = gpu.memory_gb * system.gpu_count
+            if abs(system.total_memory_gb - expected) > 0.01 * expected:
+                problems.append(
+                    f"system {system.id!r}: total_memory_gb {system.total_memory_gb:g} is not "
+                    f"{system.gpu_count} x {gpu.memory_gb:g} GB"
+                )
+        for offer in self.offers:
+            if offer.gpu not in self._gpus:
+                problems.append(f"offer {offer.id!r}: unknown gpu {offer.gpu!r}")
+            if offer.provider not in self._providers:
+                problems.append(f"offer {offer.id!r}: unknown provider {offer.provider!r}")
+        for model in self.models:
+            problems.extend(_model_problems(model))
+        return problems
+
+    def gpu(self, name: str) -> Gpu | None:
+        """The GPU with this id or alias."""
+        return self._resolve("gpu", self._gpus, name)
+
+    def system(self, name: str) -> System | None:
+        """The system with this id or alias."""
+        return self._resolve("system", self._systems, name)
+
+    def model(self, name: str) -> ModelSpec | None:
+        """The workload model with this id or alias."""
+        return self._resolve("model", self._models, name)
+
+    def provider(self, provider_id: str) -> Provider | None:
+        """The provider with this id."""
+        return self._providers.get(provider_id)
+
+    def offers_for_gpu(self, gpu_id: str) -> tuple[Offer, ...]:
+        """Every offer for this GPU, ordered by id."""
+        return self._offers_by_gpu.get(gpu_id, ())
+
+    def lowest_prices(self, gpu_id: str) -> dict[Pricing, Offer]:
+        """The cheapest offer per pricing model for this GPU (ties broken by offer id)."""
+        best: dict[Pricing, Offer] = {}
+        for offer in self.offers_for_gpu(gpu_id):
+            current = best.get(offer.pricing)
+            if current is None or offer.usd_per_gpu_hour < current.usd_per_gpu_hour:
+                best[offer.pricing] = offer
+        return best
+
+    def suggest(self, kind: Literal["gpu", "system", "model"], name: str, limit: int = 3) -> list[str]:
+        """Ids whose id or aliases are closest to a name that did not resolve."""
+        aliases = self._aliases[kind]
+        matches = difflib.get_close_matches(lookup_key(name), aliases.keys(), n=limit * 3, cutoff=0.5)
+        suggestions = list(dict.fromkeys(aliases[key] for key in matches))
+        if not suggestions:
+            key = lookup_key(name)
+            suggestions = [record_id for alias, record_id in aliases.items() if key and key in alias]
+            suggestions = list(dict.fromkeys(suggestions))
+        return suggestions[:limit]
+
+    def _resolve(self, kind: str, by_id: Mapping[str, R], name: str) -> R | None:
+        record = by_id.get(name)
+        if record is None:
+            record_id = self._aliases[kind].get(lookup_key(name))
+            record = by_id.get(record_id) if record_id else None
+        return record
+
+
+def _index(kind: str, records: Sequence[R], problems: list[str]) -> dict[str, R]:
+    index: dict[str, R] = {}
+    for record in records:
+        record_id = record.id  # type: ignore[attr-defined]
+        if record_id in index:
+            problems.append(f"{kind} {record_id!r}: duplicate id")
+        index[record_id] = record
+    return index
+
+
+def _alias_index(kind: str, records: Sequence[Any], problems: list[str]) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for record in records:
+        for name in (record.id, record.name, *record.aliases):
+            key = lookup_key(name)
+            owner = aliases.setdefault(key, record.id)
+            if owner != record.id:
+                problems.append(f"{kind} {record.id!r}: alias {name!r} already names {owner!r}")
+    return aliases
+
+
+def _model_problems(model: ModelSpec) -> list[str]:
+    if isinstance(model, DiffusionModel):
+        return []
+    problems = []
+    if model.attention == "mla" and model.mla is None:
+        problems.append(f"model {model.id!r}: attention 'mla' needs the mla table")
+    if model.attention in ("mha", "gqa") and model.kv_heads is None:
+        problems.append(f"model {model.id!r}: attention {model.attention!r} needs kv_heads")
+    if model.attention == "mha" and model.kv_heads not in (None, model.attention_heads):
+        problems.append(f"model {model.id!r}: MHA needs kv_heads == attention_heads")
+    if model.moe is not None and model.active_params_b is None:
+        problems.append(f"model {model.id!r}: a mixture-of-experts model needs active_params_b")
+    if model.active_params_b is not None and model.active_params_b > model.params_b:
+        problems.append(f"model {model.id!r}: active_params_b exceeds params_b")
+    return problems
