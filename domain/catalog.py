@@ -241,7 +241,7 @@ class CatalogError(ValueError):
 
 def lookup_key(name: str) -> str:
     """Fold a user-typed name to the form ids and aliases are matched in ("H100 SXM5" -> "h100sxm5")."""
-    return re.sub(r"[^0-9a-z]+", "", name.casefold())
+    return re.sub(r"[\W_]+", "", name.casefold())
 
 
 # A dense FP8 path is at most 2x the dense BF16 one (1x on Gaudi 3); 4x means someone copied a 2:4-sparse figure.
@@ -257,8 +257,9 @@ def _sparse_problems(gpu: Gpu) -> list[str]:
     problems = []
     figures = gpu.tflops
     for name, base, limit in _DENSE_RATIO_LIMITS:
-        value, reference = getattr(figures, name), getattr(figures, base) or (
-            figures.fp16 if base == "bf16" else None
+        value, reference = (
+            getattr(figures, name),
+            getattr(figures, base) or (figures.fp16 if base == "bf16" else None),
         )
         if value is None or reference is None:
             continue
@@ -425,6 +426,9 @@ def _alias_index(kind: str, records: Sequence[Any], problems: list[str]) -> dict
     for record in records:
         for name in (record.id, record.name, *record.aliases):
             key = lookup_key(name)
+            if not key:
+                problems.append(f"{kind} {record.id!r}: alias {name!r} has no letters or digits")
+                continue
             owner = aliases.setdefault(key, record.id)
             if owner != record.id:
                 problems.append(f"{kind} {record.id!r}: alias {name!r} already names {owner!r}")

@@ -1,0 +1,12 @@
+"""Prometheus metrics of our own (request metrics come from Litestar's Prometheus middleware)."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge
+
+CACHE_LOOKUPS = Counter(
+    "gpu_advisor_cache_lookups_total", "Response cache lookups by backend and result.", ["backend", "result"]
+)
+CACHE_ERRORS = Counter("gpu_advisor_cache_errors_total", "Cache operations that failed and were skipped.", ["backend"])
+CATALOG_RELOADS = Counter("gpu_advisor_catalog_reloads_total", "Catalog snapshots loaded by this process.")
+CATALOG_INFO = Gauge("gpu_advisor_catalog_info", "The catalog version served by this process.", ["version", "source"])

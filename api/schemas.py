@@ -1,0 +1,341 @@
+"""Wire Structs of the published contract, kept apart from domain types so a domain refactor cannot change it."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+import msgspec
+
+from domain.catalog import Confidence, Ecosystem, LinkKind, Pricing, Vendor
+
+Lang = Literal["en", "zh"]
+
+
+class Wire(msgspec.Struct, kw_only=True):
+    """Base of every request and response body."""
+
+
+class FieldError(Wire):
+    """One invalid input."""
+
+    field: str
+    message: str
+
+
+class Problem(Wire, kw_only=True, omit_defaults=True):
+    """RFC 9457 problem details, the body of every error."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+    instance: str | None = None
+    errors: list[FieldError] | None = None
+    suggestions: list[str] | None = None
+
+
+class TflopsRead(Wire):
+    """Dense peak throughput in TFLOPS (int8 in TOPS); null where the GPU has no such path."""
+
+    fp32: float | None
+    tf32: float | None
+    fp16: float | None
+    bf16: float | None
+    fp8: float | None
+    int8: float | None
+    fp4: float | None
+
+
+class InterconnectRead(Wire):
+    """GPU-to-GPU link; bandwidth is the total bidirectional GB/s per GPU."""
+
+    kind: LinkKind
+    bandwidth_gbps: float | None
+    description: str
+
+
+class SupportsRead(Wire):
+    """Features that decide what a GPU can run well."""
+
+    fp8: bool
+    fp4: bool
+    nvlink: bool
+
+
+class PriceRead(Wire):
+    """The cheapest offer of one pricing model."""
+
+    offer_id: str
+    provider: str
+    usd_per_gpu_hour: float
+    gpus_per_instance: int
+    as_of: date
+    source: str
+
+
+class LowestPricesRead(Wire):
+    """The cheapest known offer per pricing model; null where nobody offers it."""
+
+    on_demand: PriceRead | None = None
+    reserved_1y: PriceRead | None = None
+    reserved_3y: PriceRead | None = None
+    spot: PriceRead | None = None
+    capacity_block: PriceRead | None = None
+
+
+class GpuRead(Wire):
+    """A GPU with datasheet (dense) figures, sources and lowest prices."""
+
+    id: str
+    name: str
+    vendor: Vendor
+    architecture: str
+    launch_year: int
+    segment: Literal["datacenter", "workstation", "consumer"]
+    memory_gb: float
+    memory_type: str
+    memory_bandwidth_gbps: float
+    tflops: TflopsRead
+    tdp_w: float
+    form_factor: str
+    interconnect: InterconnectRead
+    ecosystem: Ecosystem
+    supports: SupportsRead
+    aliases: list[str]
+    sources: list[str]
+    confidence: Confidence
+    market: Literal["global", "china"]
+    half_rate_fp32_accumulate: bool
+    notes: str
+    lowest_price: LowestPricesRead
+
+
+class Page(Wire):
+    """Paging of a list that can grow."""
+
+    total: int
+    limit: int
+    offset: int
+
+
+class GpuList(Page):
+    """A page of GPUs."""
+
+    items: list[GpuRead]
+
+
+class GpuRatios(Wire):
+    """One GPU's figures divided by the first GPU's; null where either side lacks the figure."""
+
+    gpu: str
+    memory_gb: float | None
+    memory_bandwidth_gbps: float | None
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    tdp_w: float | None
+    usd_per_gpu_hour: float | None
+
+
+class GpuComparisonRead(Wire):
+    """GPUs side by side with ratios to the first one and a sentence a chatbot can say."""
+
+    baseline: str
+    items: list[GpuRead]
+    ratios: list[GpuRatios]
+    summary: str
+    lang: Lang
+
+
+class GpuRef(Wire):
+    """A GPU named inside another record."""
+
+    id: str
+    name: str
+    vendor: Vendor
+
+
+class SystemPriceRead(Wire):
+    """A purchase price with its basis, date and source."""
+
+    usd: float
+    usd_low: float | None
+    usd_high: float | None
+    basis: Literal["list", "street", "quote", "estimate"]
+    as_of: date
+    source: str
+    confidence: Confidence
+
+
+class SystemRead(Wire):
+    """An 8-accelerator server."""
+
+    id: str
+    name: str
+    vendor: Vendor
+    gpu: GpuRef
+    gpu_count: int
+    total_memory_gb: float
+    power_kw: float | None
+    power_note: str
+    fabric: str
+    network: str
+    price: SystemPriceRead | None
+    aliases: list[str]
+    sources: list[str]
+    notes: str
+
+
+class SystemList(Wire):
+    """Every system."""
+
+    items: list[SystemRead]
+    total: int
+
+
+class ProviderRead(Wire):
+    """A company renting GPUs."""
+
+    id: str
+    name: str
+    kind: Literal["hyperscaler", "gpu_cloud", "marketplace"]
+    url: str
+    offer_count: int
+    sources: list[str]
+    notes: str
+
+
+class ProviderList(Wire):
+    """Every provider."""
+
+    items: list[ProviderRead]
+    total: int
+
+
+class OfferRead(Wire):
+    """A rentable configuration at a dated, sourced price."""
+
+    id: str
+    provider: str
+    gpu: str
+    gpus_per_instance: int
+    pricing: Pricing
+    usd_per_gpu_hour: float
+    usd_per_instance_hour: float
+    instance: str | None
+    vcpus: int | None
+    ram_gb: float | None
+    bare_metal: bool | None
+    region: str | None
+    as_of: date
+    source: str
+    notes: str
+
+
+class OfferList(Page):
+    """A page of offers."""
+
+    items: list[OfferRead]
+
+
+class MoERead(Wire):
+    """Mixture-of-experts layout."""
+
+    routed_experts: int
+    experts_per_token: int
+    shared_experts: int
+    first_dense_layers: int
+    expert_intermediate_size: int
+
+
+class MlaRead(Wire):
+    """Multi-head latent attention dimensions."""
+
+    kv_lora_rank: int
+    qk_rope_head_dim: int
+    qk_nope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int | None
+
+
+class LlmModelRead(Wire, tag="llm", tag_field="kind"):
+    """A language model's architecture, as its config.json gives it."""
+
+    id: str
+    name: str
+    family: str
+    params_b: float
+    active_params_b: float | None
+    layers: int
+    hidden_size: int
+    intermediate_size: int
+    attention_heads: int
+    kv_heads: int | None
+    head_dim: int
+    vocab_size: int
+    max_context: int
+    attention: Literal["mha", "gqa", "mla"]
+    sliding_window: int | None
+    sliding_window_layers: Literal["all", "alternate"] | None
+    moe: MoERead | None
+    mla: MlaRead | None
+    native_precision: Literal["fp32", "bf16", "fp16", "fp8", "mxfp4"]
+    checkpoint_gb: float | None
+    aliases: list[str]
+    sources: list[str]
+    notes: str
+
+
+class ModelComponentRead(Wire):
+    """A network inside a diffusion pipeline."""
+
+    name: str
+    architecture: str
+    params_b: float
+
+
+class DiffusionModelRead(Wire, tag="diffusion", tag_field="kind"):
+    """An image diffusion pipeline."""
+
+    id: str
+    name: str
+    family: str
+    denoiser: ModelComponentRead
+    text_encoders: list[ModelComponentRead]
+    vae_params_b: float
+    vae_latent_channels: int
+    native_resolution: int
+    default_steps: int
+    passes_per_step: int
+    tflop_per_pass_1024: float | None
+    vae_decode_tflop_1024: float | None
+    aliases: list[str]
+    sources: list[str]
+    notes: str
+
+
+ModelRead = LlmModelRead | DiffusionModelRead
+
+
+class ModelList(Wire):
+    """Every workload model."""
+
+    items: list[ModelRead]
+    total: int
+
+
+class LiveRead(Wire):
+    """The process is up."""
+
+    status: Literal["ok"]
+
+
+class ReadyRead(Wire):
+    """Whether this instance can serve, and in what state its dependencies are."""
+
+    status: Literal["ok", "degraded", "unavailable"]
+    database: Literal["ok", "unavailable"]
+    redis: Literal["ok", "degraded", "local"]
+    catalog_version: str
+    catalog_source: Literal["database", "reference"]
+    catalog_loaded_at: datetime

@@ -1,0 +1,94 @@
+"""The connections and the catalog snapshot one running instance holds; created in the app's lifespan."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from api.cache import Cache, LocalCache, RedisCache
+from api.catalog_view import CatalogView
+from api.metrics import CATALOG_INFO, CATALOG_RELOADS
+from api.settings import Settings
+from api.storage.catalog_repository import load_catalog
+from api.storage.database import create_engine, create_session_factory
+from api.storage.reference import load_reference_catalog
+from domain.catalog import CatalogError
+
+log = logging.getLogger(__name__)
+
+DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
+
+
+class Services:
+    """Engine, session factory, cache and the current catalog view of this instance."""
+
+    def __init__(self, settings: Settings, engine: AsyncEngine, cache: Cache, view: CatalogView) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.sessions: async_sessionmaker[AsyncSession] = create_session_factory(engine)
+        self.cache = cache
+        self.view = view
+
+    @classmethod
+    async def start(cls, settings: Settings) -> Services:
+        """Open connections and load the catalog; an unreachable database still leaves reads working."""
+        engine = create_engine(settings.database_url)
+        cache: Cache
+        if settings.redis_url:
+            cache = RedisCache(
+                settings.redis_url, timeout_s=settings.redis_timeout_s, retry_after_s=settings.redis_retry_after_s
+            )
+        else:
+            cache = LocalCache(settings.local_cache_entries)
+        services = cls(settings, engine, cache, await _initial_view(engine))
+        _publish(services.view)
+        return services
+
+    async def reload_catalog(self) -> CatalogView:
+        """Replace the snapshot with what the database holds now."""
+        async with self.sessions() as session:
+            catalog = await load_catalog(session)
+        if catalog is not None and catalog.version != self.view.version:
+            self.view = CatalogView(catalog, source="database", loaded_at=datetime.now(UTC))
+            _publish(self.view)
+        return self.view
+
+    async def database_ok(self) -> bool:
+        """Whether the database answers a trivial query within the timeout."""
+        try:
+            async with asyncio.timeout(2.0), self.engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+        except DATABASE_ERRORS as error:
+            log.warning("database check failed: %s", error)
+            return False
+        return True
+
+    async def close(self) -> None:
+        await self.cache.close()
+        await self.engine.dispose()
+
+
+async def _initial_view(engine: AsyncEngine) -> CatalogView:
+    now = datetime.now(UTC)
+    try:
+        async with asyncio.timeout(10.0), create_session_factory(engine)() as session:
+            catalog = await load_catalog(session)
+        if catalog is not None:
+            return CatalogView(catalog, source="database", loaded_at=now)
+        log.warning("the database holds no catalog yet (run `gpu-advisor seed`); serving the reference data")
+    except DATABASE_ERRORS as error:
+        log.error("could not load the catalog from the database, serving the reference data: %s", error)
+    except CatalogError as error:
+        log.error("the stored catalog is invalid, serving the reference data: %s", error)
+    return CatalogView(load_reference_catalog(), source="reference", loaded_at=now)
+
+
+def _publish(view: CatalogView) -> None:
+    CATALOG_RELOADS.inc()
+    CATALOG_INFO.clear()
+    CATALOG_INFO.labels(view.version, view.source).set(1)

@@ -1,0 +1,94 @@
+"""Service configuration, read from the environment by the caller and passed into create_app(settings)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+import msgspec
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value the service cannot use."""
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the service needs to know about its surroundings."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    redis_url: str | None = None
+    api_keys: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
+    # Redis is a cache: a slow Redis must cost a request at most this long before we answer without it.
+    redis_timeout_s: float = 0.2
+    # After a Redis failure, skip it for this long instead of paying the timeout on every request.
+    redis_retry_after_s: float = 5.0
+    cache_ttl_s: int = 3600
+    local_cache_entries: int = 2048
+    catalog_max_age_s: int = 300
+    auto_migrate: bool = True
+    log_level: str = "INFO"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read settings from environment variables (see the README's configuration table)."""
+        env = os.environ if environ is None else environ
+
+        def text(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        def listing(name: str) -> tuple[str, ...]:
+            return tuple(part.strip() for part in (text(name) or "").split(",") if part.strip())
+
+        def number(name: str, default: float, kind: type = float) -> float:
+            raw = text(name)
+            if raw is None:
+                return default
+            try:
+                value = kind(raw)
+            except ValueError:
+                raise SettingsError(f"{name}={raw!r} is not a {kind.__name__}") from None
+            if value < 0:
+                raise SettingsError(f"{name}={raw!r} must not be negative")
+            return value
+
+        def flag(name: str, default: bool) -> bool:
+            raw = (text(name) or "").lower()
+            if not raw:
+                return default
+            if raw in ("1", "true", "yes", "on"):
+                return True
+            if raw in ("0", "false", "no", "off"):
+                return False
+            raise SettingsError(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+
+        database_url = text("DATABASE_URL") or DEFAULT_DATABASE_URL
+        if not database_url.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise SettingsError(
+                "DATABASE_URL must start with sqlite+aiosqlite:// or postgresql+asyncpg:// "
+                f"(got {database_url.split('://')[0]!r})"
+            )
+        redis_url = text("REDIS_URL")
+        if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise SettingsError("REDIS_URL must start with redis://, rediss:// or unix://")
+        defaults = cls()
+        return cls(
+            database_url=database_url,
+            redis_url=redis_url,
+            api_keys=listing("GPU_ADVISOR_API_KEYS"),
+            cors_origins=listing("GPU_ADVISOR_CORS_ORIGINS"),
+            redis_timeout_s=number("GPU_ADVISOR_REDIS_TIMEOUT_S", defaults.redis_timeout_s),
+            redis_retry_after_s=number("GPU_ADVISOR_REDIS_RETRY_AFTER_S", defaults.redis_retry_after_s),
+            cache_ttl_s=int(number("GPU_ADVISOR_CACHE_TTL_S", defaults.cache_ttl_s, int)),
+            local_cache_entries=int(number("GPU_ADVISOR_LOCAL_CACHE_ENTRIES", defaults.local_cache_entries, int)),
+            catalog_max_age_s=int(number("GPU_ADVISOR_CATALOG_MAX_AGE_S", defaults.catalog_max_age_s, int)),
+            auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
+            log_level=(text("GPU_ADVISOR_LOG_LEVEL") or "INFO").upper(),
+        )

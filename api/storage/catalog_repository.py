@@ -1,0 +1,195 @@
+"""Read the catalog from the database into a snapshot, and seed the database from the reference data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.storage.tables import (
+    Base,
+    CatalogMetaRow,
+    GpuRow,
+    ModelRow,
+    OfferPriceHistoryRow,
+    OfferRow,
+    ProviderRow,
+    SystemRow,
+)
+from domain.catalog import Catalog, Gpu, ModelSpec, Offer, Provider, System, decode_records
+
+CATALOG_META_KEY = "catalog"
+
+
+@dataclass(frozen=True)
+class DocumentTable:
+    """A catalog table that stores each record whole, plus the typed columns SQL needs."""
+
+    name: str
+    row: type[Base]
+    record_type: Any
+    columns: Callable[[Any], dict[str, Any]]
+
+
+# Parents first: offers and systems reference GPUs and providers.
+DOCUMENT_TABLES = (
+    DocumentTable(
+        "gpus",
+        GpuRow,
+        Gpu,
+        lambda g: {"name": g.name, "vendor": g.vendor, "ecosystem": g.ecosystem, "memory_gb": g.memory_gb},
+    ),
+    DocumentTable("providers", ProviderRow, Provider, lambda p: {"name": p.name}),
+    DocumentTable("systems", SystemRow, System, lambda s: {"name": s.name, "gpu_id": s.gpu}),
+    DocumentTable("models", ModelRow, ModelSpec, lambda m: {"name": m.name, "kind": msgspec.to_builtins(m)["kind"]}),
+)
+
+
+@dataclass
+class SeedReport:
+    """What a seed run changed, per table."""
+
+    inserted: dict[str, int] = field(default_factory=dict)
+    updated: dict[str, int] = field(default_factory=dict)
+    kept_newer: list[str] = field(default_factory=list)
+    version: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return any(self.inserted.values()) or any(self.updated.values())
+
+
+def offer_columns(offer: Offer) -> dict[str, Any]:
+    """An offer as OfferRow column values."""
+    values = msgspec.structs.asdict(offer)
+    values["provider_id"] = values.pop("provider")
+    values["gpu_id"] = values.pop("gpu")
+    return values
+
+
+def offer_from_row(row: OfferRow) -> dict[str, Any]:
+    """An OfferRow as the mapping an Offer decodes from."""
+    return {
+        "id": row.id,
+        "provider": row.provider_id,
+        "gpu": row.gpu_id,
+        "gpus_per_instance": row.gpus_per_instance,
+        "pricing": row.pricing,
+        "usd_per_gpu_hour": row.usd_per_gpu_hour,
+        "instance": row.instance,
+        "vcpus": row.vcpus,
+        "ram_gb": row.ram_gb,
+        "bare_metal": row.bare_metal,
+        "region": row.region,
+        "as_of": row.as_of,
+        "source": row.source,
+        "notes": row.notes,
+    }
+
+
+async def load_catalog(session: AsyncSession) -> Catalog | None:
+    """The stored catalog, validated like the reference data; None when the database holds none yet."""
+    tables: dict[str, list[Any]] = {}
+    for table in DOCUMENT_TABLES:
+        rows = (await session.scalars(select(table.row))).all()
+        tables[table.name] = decode_records(table.name, (row.record for row in rows), table.record_type)
+    offers = (await session.scalars(select(OfferRow))).all()
+    tables["offers"] = decode_records("offer", (offer_from_row(row) for row in offers), Offer)
+    if not tables["gpus"]:
+        return None
+    return Catalog(**tables)
+
+
+async def stored_version(session: AsyncSession) -> str | None:
+    """The catalog version recorded by the last committed change."""
+    row = await session.get(CatalogMetaRow, CATALOG_META_KEY)
+    return row.version if row else None
+
+
+async def record_version(session: AsyncSession, version: str, now: datetime) -> None:
+    """Record the catalog version after a change, in the same transaction."""
+    row = await session.get(CatalogMetaRow, CATALOG_META_KEY)
+    if row is None:
+        session.add(CatalogMetaRow(key=CATALOG_META_KEY, version=version, updated_at=now))
+    elif row.version != version:
+        row.version, row.updated_at = version, now
+
+
+def history_row(
+    offer: Offer, *, change: str, actor: str, previous: float | None, now: datetime
+) -> OfferPriceHistoryRow:
+    """The history entry for one change of an offer."""
+    return OfferPriceHistoryRow(
+        offer_id=offer.id,
+        change=change,
+        actor=actor,
+        usd_per_gpu_hour=None if change == "deleted" else offer.usd_per_gpu_hour,
+        previous_usd_per_gpu_hour=previous,
+        pricing=offer.pricing,
+        as_of=offer.as_of,
+        source=offer.source,
+        recorded_at=now,
+    )
+
+
+async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str = "seed") -> SeedReport:
+    """Bring the database up to the reference data; a second run changes nothing.
+
+    An offer whose stored price is dated after the reference one (an administrator's update) is kept.
+    """
+    now = datetime.now(UTC)
+    report = SeedReport()
+    for table in DOCUMENT_TABLES:
+        existing = {row.id: row for row in (await session.scalars(select(table.row))).all()}
+        inserted = updated = 0
+        for record in getattr(reference, table.name):
+            document = msgspec.to_builtins(record)
+            row = existing.get(record.id)
+            if row is None:
+                session.add(table.row(id=record.id, record=document, updated_at=now, **table.columns(record)))
+                inserted += 1
+            elif row.record != document:
+                for column, value in table.columns(record).items():
+                    setattr(row, column, value)
+                row.record, row.updated_at = document, now
+                updated += 1
+        report.inserted[table.name], report.updated[table.name] = inserted, updated
+        await session.flush()
+
+    stored_offers = {row.id: row for row in (await session.scalars(select(OfferRow))).all()}
+    inserted = updated = 0
+    for offer in reference.offers:
+        columns = offer_columns(offer)
+        row = stored_offers.get(offer.id)
+        if row is None:
+            session.add(OfferRow(**columns, updated_at=now))
+            session.add(history_row(offer, change="created", actor=actor, previous=None, now=now))
+            inserted += 1
+            continue
+        if offer_from_row(row) == msgspec.structs.asdict(offer) | {
+            "provider": offer.provider,
+            "gpu": offer.gpu,
+        }:
+            continue
+        if row.as_of > offer.as_of:
+            report.kept_newer.append(offer.id)
+            continue
+        previous = row.usd_per_gpu_hour
+        for column, value in columns.items():
+            setattr(row, column, value)
+        row.updated_at = now
+        if previous != offer.usd_per_gpu_hour:
+            session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
+        updated += 1
+    report.inserted["offers"], report.updated["offers"] = inserted, updated
+    await session.flush()
+
+    catalog = await load_catalog(session)
+    report.version = catalog.version if catalog else ""
+    await record_version(session, report.version, now)
+    return report
