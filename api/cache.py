@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -125,7 +126,5 @@ class RedisCache:
         return "ok"
 
     async def close(self) -> None:
-        try:
+        with contextlib.suppress(RedisError, OSError):
             await self._client.aclose()
-        except (RedisError, OSError):
-            pass

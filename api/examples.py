@@ -1,0 +1,182 @@
+"""Example bodies for the OpenAPI document, taken from the reference catalog (a test keeps them equal)."""
+
+from typing import Any
+
+GPU: dict[str, Any] = {
+    "id": "h100-sxm",
+    "name": "NVIDIA H100 SXM5 80GB",
+    "vendor": "nvidia",
+    "architecture": "Hopper",
+    "launch_year": 2022,
+    "segment": "datacenter",
+    "memory_gb": 80.0,
+    "memory_type": "HBM3",
+    "memory_bandwidth_gbps": 3350.0,
+    "tflops": {"fp32": 67.0, "tf32": 495.0, "fp16": 989.0, "bf16": 989.0, "fp8": 1979.0, "int8": 1979.0, "fp4": None},
+    "tdp_w": 700.0,
+    "form_factor": "SXM5",
+    "interconnect": {"kind": "nvswitch", "bandwidth_gbps": 900.0, "description": "NVLink4 900 GB/s (NVSwitch)"},
+    "ecosystem": "cuda",
+    "supports": {"fp8": True, "fp4": False, "nvlink": True},
+    "aliases": ["H100", "H100 SXM", "H100 SXM5", "H100 SXM5 80GB", "NVIDIA H100", "NVIDIA H100 SXM", "H100 80GB"],
+    "sources": ["NVIDIA H100 datasheet", "glennklockwood.com/garden/processors/h100"],
+    "confidence": "datasheet",
+    "market": "global",
+    "half_rate_fp32_accumulate": False,
+    "notes": "Dense BF16/FP16 is 989 TFLOPS; the often-quoted 1,979 is the sparse figure. No FP4/MXFP4 support.",
+    "lowest_price": {
+        "on_demand": {
+            "offer_id": "runpod-h100-sxm-community",
+            "provider": "runpod",
+            "usd_per_gpu_hour": 1.8,
+            "gpus_per_instance": 1,
+            "as_of": "2026-05-01",
+            "source": "spheron.network 2026-05; deploybase 2026-03",
+        },
+        "reserved_1y": {
+            "offer_id": "lambda-h100-sxm-reserved-1y",
+            "provider": "lambda",
+            "usd_per_gpu_hour": 1.85,
+            "gpus_per_instance": 1,
+            "as_of": "2026-05-01",
+            "source": "cliffcenter 2026-05; techplained 2026-04",
+        },
+        "reserved_3y": None,
+        "spot": None,
+        "capacity_block": {
+            "offer_id": "aws-h100-sxm-capacity-block",
+            "provider": "aws",
+            "usd_per_gpu_hour": 4.916,
+            "gpus_per_instance": 8,
+            "as_of": "2025-01-01",
+            "source": "AWS capacity-block pricing page mirror, to 2025-01-01",
+        },
+    },
+}
+
+SYSTEM: dict[str, Any] = {
+    "id": "dgx-h100",
+    "name": "NVIDIA DGX H100",
+    "vendor": "nvidia",
+    "gpu": {"id": "h100-sxm", "name": "NVIDIA H100 SXM5 80GB", "vendor": "nvidia"},
+    "gpu_count": 8,
+    "total_memory_gb": 640.0,
+    "power_kw": 10.2,
+    "power_note": "~10.2 kW max (system)",
+    "fabric": "4x NVSwitch, NVLink4 900 GB/s per GPU",
+    "network": "8x ConnectX-7 400 Gb/s IB/Ethernet + 2x dual-port storage",
+    "price": {
+        "usd": 270000.0,
+        "usd_low": None,
+        "usd_high": None,
+        "basis": "street",
+        "as_of": "2023-01-01",
+        "source": "SemiAnalysis 2023 (sale price)",
+        "confidence": "datasheet",
+    },
+    "aliases": ["DGX H100", "NVIDIA DGX H100", "DGX-H100"],
+    "sources": ["NVIDIA DGX H100 datasheet"],
+    "notes": "640 GB total (8 x 80 GB), not 80 GB; NVLink generation 4. Price: ~270k sale price, a 2023 figure "
+    "(day not given, as_of set to 2023-01-01). The seeds conflict: seed 000 says ~200k USD, seed 002 "
+    "'over 300k'; the SemiAnalysis figure is used.",
+}
+
+PROVIDER: dict[str, Any] = {
+    "id": "digitalocean",
+    "name": "DigitalOcean",
+    "kind": "gpu_cloud",
+    "url": "https://www.digitalocean.com",
+    "offer_count": 21,
+    "sources": ["docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28"],
+    "notes": "GPU Droplets. The catalogue includes Paperspace-line workstation cards (Quadro P/RTX, RTX "
+    "A-series). MI325X is sold only as a 12-month reservation. Seed 001 states DigitalOcean plans "
+    "NVIDIA B300 servers in early 2026.",
+}
+
+OFFER: dict[str, Any] = {
+    "id": "digitalocean-h100-sxm-on-demand",
+    "provider": "digitalocean",
+    "gpu": "h100-sxm",
+    "gpus_per_instance": 1,
+    "pricing": "on_demand",
+    "usd_per_gpu_hour": 3.39,
+    "usd_per_instance_hour": 3.39,
+    "instance": None,
+    "vcpus": 20,
+    "ram_gb": 250.0,
+    "bare_metal": None,
+    "region": None,
+    "as_of": "2026-05-28",
+    "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+    "notes": "Source says H100 (80 GB); RAM 250 GB as given. The 8x node is cheaper per GPU: 23.92/h = 2.99/GPU "
+    "(offer digitalocean-h100-sxm-on-demand-x8).",
+}
+
+LLM: dict[str, Any] = {
+    "kind": "llm",
+    "id": "deepseek-r1",
+    "name": "DeepSeek-R1",
+    "family": "deepseek",
+    "params_b": 671.0,
+    "active_params_b": 37.0,
+    "layers": 61,
+    "hidden_size": 7168,
+    "intermediate_size": 18432,
+    "attention_heads": 128,
+    "kv_heads": None,
+    "head_dim": 192,
+    "vocab_size": 129280,
+    "max_context": 163840,
+    "attention": "mla",
+    "sliding_window": None,
+    "sliding_window_layers": None,
+    "moe": {
+        "routed_experts": 256,
+        "experts_per_token": 8,
+        "shared_experts": 1,
+        "first_dense_layers": 3,
+        "expert_intermediate_size": 2048,
+    },
+    "mla": {
+        "kv_lora_rank": 512,
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+        "v_head_dim": 128,
+        "q_lora_rank": 1536,
+    },
+    "native_precision": "fp8",
+    "checkpoint_gb": 688.6,
+    "aliases": ["DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "R1", "DeepSeek R1 671B"],
+    "sources": [
+        "deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json",
+        "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (FP8 checkpoint 688.6 GB)",
+    ],
+    "notes": "params_b 671 excludes the 14B multi-token-prediction (MTP) module shipped in the checkpoint. "
+    "Released checkpoint is FP8 (688.6 GB). First 3 layers dense (intermediate 18432); the rest MoE "
+    "with 256 routed experts (top 8, size 2048) plus 1 shared expert. MLA: head_dim 192 = 128 nope + "
+    "64 rope for q/k, v 128; the KV cache holds kv_lora_rank + qk_rope_head_dim = 576 elements per "
+    "token and layer.",
+}
+
+DIFFUSION: dict[str, Any] = {
+    "kind": "diffusion",
+    "id": "sdxl",
+    "name": "Stable Diffusion XL",
+    "family": "stable-diffusion",
+    "denoiser": {"name": "UNet", "architecture": "UNet", "params_b": 2.567},
+    "text_encoders": [
+        {"name": "CLIP ViT-L/14", "architecture": "CLIP text transformer", "params_b": 0.123},
+        {"name": "OpenCLIP ViT-bigG/14", "architecture": "CLIP text transformer", "params_b": 0.695},
+    ],
+    "vae_params_b": 0.084,
+    "vae_latent_channels": 4,
+    "native_resolution": 1024,
+    "default_steps": 50,
+    "passes_per_step": 2,
+    "tflop_per_pass_1024": 6.76,
+    "vae_decode_tflop_1024": 10.5,
+    "aliases": ["SDXL", "SDXL 1.0", "stable-diffusion-xl-base-1.0", "stabilityai/stable-diffusion-xl-base-1.0"],
+    "sources": ["SDXL paper arXiv 2307.01952", "FLOP count on diffusers modules"],
+    "notes": "Base model. default_steps 50 is the diffusers default; 30 steps is common in practice. VAE decode "
+    "at 1024x1024 is 10.5 TFLOP.",
+}

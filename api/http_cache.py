@@ -1,0 +1,51 @@
+"""Catalog reads: ETag and Cache-Control, 304 on If-None-Match, encoded bodies cached by catalog version."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+import msgspec
+from litestar import Request, Response
+
+from api.catalog_view import CatalogView
+from api.services import Services
+
+_encoder = msgspec.json.Encoder()
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    candidates = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return "*" in candidates or etag in candidates
+
+
+async def cached_read(
+    request: Request[Any, Any, Any],
+    services: Services,
+    build: Callable[[CatalogView], msgspec.Struct],
+    *,
+    vary: str = "",
+) -> Response[bytes]:
+    """Answer a catalog read from the cache, building and caching the body on a miss.
+
+    The body depends only on the catalog version, the path, the query and `vary` (e.g. the answer language),
+    so the key and the ETag are derived from those without building the body.
+    """
+    view = services.view
+    query = urlencode(sorted(request.query_params.multi_items()))
+    key = f"catalog:{view.version}:{request.url.path}?{query}#{vary}"
+    etag = '"' + hashlib.blake2b(key.encode(), digest_size=12).hexdigest() + '"'
+    headers = {"ETag": etag, "Cache-Control": f"public, max-age={services.settings.catalog_max_age_s}"}
+    if vary:
+        headers["Vary"] = "Accept-Language"
+    if _matches(request.headers.get("if-none-match"), etag):
+        return Response(content=b"", status_code=304, headers=headers)
+    body = await services.cache.get(key)
+    if body is None:
+        body = _encoder.encode(build(view))
+        await services.cache.set(key, body, services.settings.cache_ttl_s)
+    return Response(content=body, media_type="application/json", headers=headers)

@@ -1,0 +1,162 @@
+"""RFC 9457 problem responses: the exception that carries one, the handlers that render every error as one."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+
+from api.schemas import FieldError, Problem
+
+log = logging.getLogger(__name__)
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+_encoder = msgspec.json.Encoder()
+
+
+class ProblemError(Exception):
+    """Raised by a handler to answer with a problem document."""
+
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        *,
+        type_: str = "about:blank",
+        errors: list[FieldError] | None = None,
+        suggestions: list[str] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.problem = Problem(
+            type=type_,
+            title=HTTPStatus(status).phrase,
+            status=status,
+            detail=detail,
+            errors=errors,
+            suggestions=suggestions,
+        )
+        self.headers = headers
+
+
+def not_found(kind: str, name: str, suggestions: list[str]) -> ProblemError:
+    """A 404 that names what was asked for and the closest ids."""
+    hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+    return ProblemError(
+        404, f"No {kind} {name!r} in the catalog.{hint}", type_="/problems/not-found", suggestions=suggestions
+    )
+
+
+def invalid(field: str, message: str) -> ProblemError:
+    """A 400 for one bad input."""
+    return ProblemError(
+        400,
+        f"Invalid {field}: {message}",
+        type_="/problems/validation",
+        errors=[FieldError(field=field, message=message)],
+    )
+
+
+def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> Response[bytes]:
+    """Encode a problem with its media type."""
+    return Response(
+        content=_encoder.encode(problem), status_code=problem.status, media_type=PROBLEM_MEDIA_TYPE, headers=headers
+    )
+
+
+def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Response[bytes]:
+    return problem_response(exc.problem, exc.headers)
+
+
+def _validation_handler(request: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
+    errors = []
+    for item in exc.extra if isinstance(exc.extra, list) else []:
+        if isinstance(item, dict):
+            errors.append(
+                FieldError(
+                    field=str(item.get("key") or item.get("source") or "body"), message=str(item.get("message", ""))
+                )
+            )
+    fields = ", ".join(error.field for error in errors) or "the request"
+    problem = Problem(
+        type="/problems/validation",
+        title="Bad Request",
+        status=400,
+        detail=f"Invalid {fields}: " + "; ".join(error.message for error in errors) if errors else "Invalid request.",
+        errors=errors or None,
+    )
+    return problem_response(problem)
+
+
+def _http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+    status = exc.status_code
+    if status >= 500:
+        return _internal_error_handler(_, exc)
+    detail = exc.detail if exc.detail and exc.detail != HTTPStatus(status).phrase else HTTPStatus(status).description
+    problem = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
+    return problem_response(problem, dict(exc.headers) if exc.headers else None)
+
+
+def _internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+    # The client learns only that it failed; the traceback goes to the log, never into the response.
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    problem = Problem(
+        title="Internal Server Error", status=500, detail="The server failed to answer; it has been logged."
+    )
+    return problem_response(problem)
+
+
+EXCEPTION_HANDLERS: dict[Any, Any] = {
+    ProblemError: _problem_error_handler,
+    ValidationException: _validation_handler,
+    HTTPException: _http_error_handler,
+    Exception: _internal_error_handler,
+}
+
+_DESCRIPTIONS = {
+    400: "Invalid input: `errors` names each bad field and says what is wrong.",
+    404: "Nothing with that id; `suggestions` lists the closest ids.",
+    503: "A dependency the operation needs is unavailable; retry after the Retry-After seconds.",
+}
+
+_EXAMPLES: dict[int, dict[str, Any]] = {
+    400: {
+        "type": "/problems/validation",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": "Invalid min_memory_gb: Expected `float` >= 0.0",
+        "errors": [{"field": "min_memory_gb", "message": "Expected `float` >= 0.0"}],
+    },
+    404: {
+        "type": "/problems/not-found",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "No GPU 'h100x' in the catalog. Did you mean h100-sxm?",
+        "suggestions": ["h100-sxm"],
+    },
+    503: {
+        "title": "Service Unavailable",
+        "status": 503,
+        "detail": "The database is unavailable.",
+    },
+}
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries documenting the problem documents an operation can answer with."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            generate_examples=False,
+            description=_DESCRIPTIONS[status],
+            media_type=PROBLEM_MEDIA_TYPE,
+            examples=[Example(summary=HTTPStatus(status).phrase, value=_EXAMPLES[status])],
+        )
+        for status in statuses
+    }
