@@ -47,7 +47,7 @@ class LocalCache:
 
     async def get(self, key: str) -> bytes | None:
         entry = self._entries.get(key)
-        if entry is None or entry[0] < time.monotonic():
+        if entry is None or entry[0] <= time.monotonic():
             if entry is not None:
                 del self._entries[key]
             CACHE_LOOKUPS.labels(self.backend, "miss").inc()
