@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 from typing import Any
 
@@ -74,22 +75,28 @@ def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Resp
     return problem_response(exc.problem, exc.headers)
 
 
-def _validation_handler(request: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
-    errors = []
-    for item in exc.extra if isinstance(exc.extra, list) else []:
-        if isinstance(item, dict):
-            errors.append(
-                FieldError(
-                    field=str(item.get("key") or item.get("source") or "body"), message=str(item.get("message", ""))
-                )
-            )
-    fields = ", ".join(error.field for error in errors) or "the request"
+_MISSING = re.compile(r"Missing required (?:[\w ]+ )?parameter '([^']+)'")
+
+
+def _field_errors(exc: ValidationException) -> list[FieldError]:
+    errors = [
+        FieldError(field=str(item.get("key") or item.get("source") or "body"), message=str(item.get("message", "")))
+        for item in (exc.extra if isinstance(exc.extra, list) else [])
+        if isinstance(item, dict)
+    ]
+    if not errors and (missing := _MISSING.search(str(exc.detail))):
+        errors.append(FieldError(field=missing.group(1), message="required"))
+    return errors or [FieldError(field="request", message=str(exc.detail))]
+
+
+def _validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
+    errors = _field_errors(exc)
     problem = Problem(
         type="/problems/validation",
         title="Bad Request",
         status=400,
-        detail=f"Invalid {fields}: " + "; ".join(error.message for error in errors) if errors else "Invalid request.",
-        errors=errors or None,
+        detail="Invalid " + "; ".join(f"{error.field}: {error.message}" for error in errors),
+        errors=errors,
     )
     return problem_response(problem)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from litestar import Request, Response, get
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
@@ -96,7 +97,7 @@ def _gpu_sort_key(view: CatalogView, sort: str) -> Any:
 )
 async def list_gpus(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     vendor: Annotated[
         Vendor | None, Parameter(description="Only this vendor.", examples=[Example(value="nvidia")])
     ] = None,
@@ -167,7 +168,7 @@ async def list_gpus(
 )
 async def compare_gpus_route(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     ids: Annotated[
         str,
         Parameter(
@@ -227,11 +228,11 @@ async def compare_gpus_route(
         "answers 404 with the closest ids."
     ),
     tags=["catalog"],
-    responses=_ok(GpuRead, "The GPU.", examples.GPU, "NVIDIA H100 SXM5") | problem_responses(404),
+    responses=_ok(GpuRead, "The GPU.", examples.GPU, "NVIDIA H100 SXM5") | problem_responses(400, 404),
 )
 async def get_gpu(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     gpu_id: Annotated[
         str,
         Parameter(description="GPU id or alias.", max_length=200, examples=[Example(value="h100-sxm")]),
@@ -255,7 +256,7 @@ async def get_gpu(
     tags=["catalog"],
     responses=_ok(SystemList, "Every system.", {"items": [examples.SYSTEM], "total": 1}, "DGX H100"),
 )
-async def list_systems(request: AnyRequest, services: Services) -> Response[SystemList]:
+async def list_systems(request: AnyRequest, services: NamedDependency[Services]) -> Response[SystemList]:
     def build(view: CatalogView) -> SystemList:
         return SystemList(items=list(view.systems.values()), total=len(view.systems))
 
@@ -268,11 +269,11 @@ async def list_systems(request: AnyRequest, services: Services) -> Response[Syst
     summary="Get one 8-GPU server",
     description="One server by id or alias (`dgx-h100`, `DGX H100`); an unknown name answers 404 with the closest ids.",
     tags=["catalog"],
-    responses=_ok(SystemRead, "The system.", examples.SYSTEM, "DGX H100") | problem_responses(404),
+    responses=_ok(SystemRead, "The system.", examples.SYSTEM, "DGX H100") | problem_responses(400, 404),
 )
 async def get_system(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     system_id: Annotated[
         str, Parameter(description="System id or alias.", max_length=200, examples=[Example(value="dgx-h100")])
     ],
@@ -292,7 +293,7 @@ async def get_system(
     tags=["catalog"],
     responses=_ok(ProviderList, "Every provider.", {"items": [examples.PROVIDER], "total": 1}, "DigitalOcean"),
 )
-async def list_providers(request: AnyRequest, services: Services) -> Response[ProviderList]:
+async def list_providers(request: AnyRequest, services: NamedDependency[Services]) -> Response[ProviderList]:
     def build(view: CatalogView) -> ProviderList:
         return ProviderList(items=list(view.providers.values()), total=len(view.providers))
 
@@ -319,7 +320,7 @@ async def list_providers(request: AnyRequest, services: Services) -> Response[Pr
 )
 async def list_offers(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     gpu: Annotated[
         str | None, Parameter(description="GPU id or alias.", max_length=200, examples=[Example(value="h100-sxm")])
     ] = None,
@@ -390,7 +391,7 @@ async def list_offers(
 )
 async def list_models(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     kind: Annotated[
         Literal["llm", "diffusion"] | None, Parameter(description="Only this kind.", examples=[Example(value="llm")])
     ] = None,
@@ -412,11 +413,11 @@ async def list_models(
         "an unknown name answers 404 with the closest ids."
     ),
     tags=["catalog"],
-    responses=_ok(ModelRead, "The model.", examples.LLM, "DeepSeek-R1") | problem_responses(404),
+    responses=_ok(ModelRead, "The model.", examples.LLM, "DeepSeek-R1") | problem_responses(400, 404),
 )
 async def get_model(
     request: AnyRequest,
-    services: Services,
+    services: NamedDependency[Services],
     model_id: Annotated[
         str, Parameter(description="Model id or alias.", max_length=200, examples=[Example(value="deepseek-r1")])
     ],

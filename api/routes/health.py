@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from litestar import Response, get
+from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
@@ -61,7 +62,7 @@ async def live() -> LiveRead:
         ),
     },
 )
-async def ready(services: Services) -> Response[ReadyRead]:
+async def ready(services: NamedDependency[Services]) -> Response[ReadyRead]:
     database_ok = await services.database_ok()
     redis = await services.cache.health()
     view = services.view
