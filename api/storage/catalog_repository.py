@@ -46,7 +46,7 @@ DOCUMENT_TABLES = (
     ),
     DocumentTable("providers", ProviderRow, Provider, lambda p: {"name": p.name}),
     DocumentTable("systems", SystemRow, System, lambda s: {"name": s.name, "gpu_id": s.gpu}),
-    DocumentTable("models", ModelRow, ModelSpec, lambda m: {"name": m.name, "kind": msgspec.to_builtins(m)["kind"]}),
+    DocumentTable("models", ModelRow, ModelSpec, lambda m: {"name": m.name, "kind": record_document(m)["kind"]}),
 )
 
 
@@ -62,6 +62,12 @@ class SeedReport:
     @property
     def changed(self) -> bool:
         return any(self.inserted.values()) or any(self.updated.values())
+
+
+def record_document(record: Any) -> dict[str, Any]:
+    """A record as the JSON document the database stores and gives back (lists, not tuples; ISO dates)."""
+    document: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(record))
+    return document
 
 
 def offer_columns(offer: Offer) -> dict[str, Any]:
@@ -148,7 +154,7 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
         existing = {row.id: row for row in (await session.scalars(select(table.row))).all()}
         inserted = updated = 0
         for record in getattr(reference, table.name):
-            document = msgspec.to_builtins(record)
+            document = record_document(record)
             row = existing.get(record.id)
             if row is None:
                 session.add(table.row(id=record.id, record=document, updated_at=now, **table.columns(record)))

@@ -1,0 +1,85 @@
+"""Seeding a real PostgreSQL database: idempotent, price changes keep history, newer stored prices survive."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import msgspec
+import pytest
+from sqlalchemy import func, select
+
+from api.storage.bootstrap import migrate_and_seed
+from api.storage.catalog_repository import load_catalog, seed_catalog, stored_version
+from api.storage.database import create_engine, create_session_factory
+from api.storage.tables import OfferPriceHistoryRow
+from domain.catalog import Catalog
+
+pytestmark = pytest.mark.integration
+
+
+def with_offer(reference: Catalog, offer_id: str, **changes: object) -> Catalog:
+    offers = [msgspec.structs.replace(o, **changes) if o.id == offer_id else o for o in reference.offers]
+    return Catalog(
+        gpus=reference.gpus,
+        systems=reference.systems,
+        providers=reference.providers,
+        offers=offers,
+        models=reference.models,
+    )
+
+
+async def test_seed_is_idempotent_and_price_changes_keep_history(postgres_url: str, reference: Catalog) -> None:
+    first = await migrate_and_seed(postgres_url)
+    assert first.inserted == {
+        "gpus": len(reference.gpus),
+        "providers": len(reference.providers),
+        "systems": len(reference.systems),
+        "models": len(reference.models),
+        "offers": len(reference.offers),
+    }
+    assert first.version == reference.version
+
+    engine = create_engine(postgres_url)
+    sessions = create_session_factory(engine)
+    try:
+        async with sessions() as session:
+            history = await session.scalar(select(func.count()).select_from(OfferPriceHistoryRow))
+            stored = await load_catalog(session)
+            assert history == len(reference.offers)
+            assert stored is not None and stored.version == reference.version
+            assert await stored_version(session) == reference.version
+
+        second = await migrate_and_seed(postgres_url)
+        assert not second.changed and second.version == first.version
+        async with sessions() as session:
+            assert await session.scalar(select(func.count()).select_from(OfferPriceHistoryRow)) == history
+
+        offer_id = "digitalocean-h100-sxm-on-demand"
+        old = reference.offers[[o.id for o in reference.offers].index(offer_id)]
+        cheaper = with_offer(reference, offer_id, usd_per_gpu_hour=2.49, as_of=old.as_of + timedelta(days=30))
+        async with sessions() as session, session.begin():
+            report = await seed_catalog(session, cheaper)
+        assert report.updated["offers"] == 1 and report.version == cheaper.version != reference.version
+
+        async with sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(OfferPriceHistoryRow)
+                    .where(OfferPriceHistoryRow.offer_id == offer_id)
+                    .order_by(OfferPriceHistoryRow.id)
+                )
+            ).all()
+            assert [(r.change, r.previous_usd_per_gpu_hour, r.usd_per_gpu_hour) for r in rows] == [
+                ("created", None, old.usd_per_gpu_hour),
+                ("updated", old.usd_per_gpu_hour, 2.49),
+            ]
+            stored = await load_catalog(session)
+            assert stored is not None and stored.lowest_prices("h100-sxm")["on_demand"].usd_per_gpu_hour <= 2.49
+            assert await stored_version(session) == cheaper.version
+
+        # Reference data dated before the stored price (an administrator's newer price) does not overwrite it.
+        async with sessions() as session, session.begin():
+            stale = await seed_catalog(session, reference)
+        assert stale.kept_newer == [offer_id] and not stale.changed
+    finally:
+        await engine.dispose()

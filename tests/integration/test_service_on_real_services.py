@@ -1,0 +1,162 @@
+"""The service on real PostgreSQL and Redis, and with Redis unreachable or killed mid-run."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+from redis.asyncio import Redis
+
+from api.app import create_app
+from api.settings import Settings
+from api.storage.bootstrap import migrate_and_seed
+from tests.conftest import REDIS_URL, free_port, service_unavailable
+
+pytestmark = pytest.mark.integration
+
+CATALOG_READS = [
+    "/v1/gpus",
+    "/v1/gpus?vendor=amd&sort=memory_gb",
+    "/v1/gpus/h200",
+    "/v1/gpus/compare?ids=h100-sxm,h200,mi300x",
+    "/v1/systems",
+    "/v1/systems/dgx-h100",
+    "/v1/providers",
+    "/v1/offers?gpu=h100-sxm",
+    "/v1/models",
+    "/v1/models/deepseek-r1",
+]
+
+
+@pytest.fixture
+async def seeded_postgres(postgres_url: str) -> str:
+    await migrate_and_seed(postgres_url)
+    return postgres_url
+
+
+@pytest.fixture
+async def redis() -> AsyncIterator[Redis]:
+    client = Redis.from_url(REDIS_URL, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        await client.ping()
+    except OSError as error:
+        service_unavailable("Redis", error)
+    except Exception as error:  # redis raises its own ConnectionError, not an OSError
+        service_unavailable("Redis", error)
+    await client.flushdb()
+    yield client
+    await client.flushdb()
+    await client.aclose()
+
+
+class OwnRedis:
+    """A redis-server of the test's own, so killing it leaves the machine's Redis alone."""
+
+    def __init__(self) -> None:
+        self.binary = shutil.which("redis-server")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        assert self.binary
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture
+def own_redis() -> Iterator[OwnRedis]:
+    server = OwnRedis()
+    if server.binary is None:
+        service_unavailable("redis-server", "not installed")
+    server.start()
+    yield server
+    server.kill()
+
+
+async def wait_for_ping(url: str) -> None:
+    client = Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
+    try:
+        for _ in range(200):
+            try:
+                await client.ping()
+                return
+            except Exception:
+                await asyncio.sleep(0.05)
+        raise AssertionError(f"redis at {url} never answered")
+    finally:
+        await client.aclose()
+
+
+def app_on(database_url: str, redis_url: str | None) -> Litestar:
+    return create_app(Settings(database_url=database_url, redis_url=redis_url, redis_retry_after_s=0))
+
+
+async def test_reads_are_cached_in_redis(seeded_postgres: str, redis: Redis) -> None:
+    async with AsyncTestClient(app=app_on(seeded_postgres, REDIS_URL)) as client:
+        ready = (await client.get("/health/ready")).json()
+        assert ready == ready | {"status": "ok", "database": "ok", "redis": "ok", "catalog_source": "database"}
+        first = await client.get("/v1/gpus/h200")
+        assert first.status_code == 200
+        keys = [key async for key in redis.scan_iter(f"gpu-advisor:v1:catalog:{ready['catalog_version']}:*")]
+        assert any(b"/v1/gpus/h200" in key for key in keys)
+        key = next(key for key in keys if b"/v1/gpus/h200" in key)
+        assert await redis.get(key) == first.content
+        second = await client.get("/v1/gpus/h200")
+        assert second.content == first.content
+
+
+async def test_every_read_answers_with_redis_unreachable(seeded_postgres: str) -> None:
+    async with AsyncTestClient(app=app_on(seeded_postgres, "redis://127.0.0.1:1/0")) as client:
+        for url in CATALOG_READS:
+            response = await client.get(url)
+            assert response.status_code == 200, (url, response.text)
+        ready = await client.get("/health/ready")
+        assert ready.status_code == 200
+        assert ready.json()["redis"] == "degraded" and ready.json()["status"] == "degraded"
+
+
+async def test_redis_killed_and_restarted_mid_run(seeded_postgres: str, own_redis: OwnRedis) -> None:
+    await wait_for_ping(own_redis.url)
+    async with AsyncTestClient(app=app_on(seeded_postgres, own_redis.url)) as client:
+        assert (await client.get("/health/ready")).json()["redis"] == "ok"
+        assert (await client.get("/v1/gpus/h100-sxm")).status_code == 200
+
+        own_redis.kill()
+        for url in CATALOG_READS:
+            response = await client.get(url)
+            assert response.status_code == 200, (url, response.text)
+        assert (await client.get("/health/ready")).json()["redis"] == "degraded"
+
+        own_redis.start()
+        await wait_for_ping(own_redis.url)
+        assert (await client.get("/health/ready")).json()["redis"] == "ok"
+        assert (await client.get("/v1/gpus/mi300x")).status_code == 200
+
+
+async def test_database_down_at_start_still_serves_the_reference_catalog() -> None:
+    dead = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/nothing"
+    async with AsyncTestClient(app=app_on(dead, None)) as client:
+        assert (await client.get("/v1/gpus/h200")).status_code == 200
+        ready = await client.get("/health/ready")
+        assert ready.status_code == 503
+        assert ready.json() | {"catalog_version": ""} == ready.json() | {
+            "status": "unavailable",
+            "database": "unavailable",
+            "catalog_source": "reference",
+            "catalog_version": "",
+        }
