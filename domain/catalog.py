@@ -239,6 +239,10 @@ class CatalogError(ValueError):
         super().__init__("invalid catalog data:\n  " + "\n  ".join(self.problems))
 
 
+# Longer input is no name anyone typed; fuzzy matching it would only cost time.
+MAX_NAME_LENGTH = 200
+
+
 def lookup_key(name: str) -> str:
     """Fold a user-typed name to the form ids and aliases are matched in ("H100 SXM5" -> "h100sxm5")."""
     return re.sub(r"[\W_]+", "", name.casefold())
@@ -394,6 +398,8 @@ class Catalog:
 
     def suggest(self, kind: Literal["gpu", "system", "model"], name: str, limit: int = 3) -> list[str]:
         """Ids whose id or aliases are closest to a name that did not resolve."""
+        if len(name) > MAX_NAME_LENGTH:
+            return []
         aliases = self._aliases[kind]
         matches = difflib.get_close_matches(lookup_key(name), aliases.keys(), n=limit * 3, cutoff=0.5)
         suggestions = list(dict.fromkeys(aliases[key] for key in matches))

@@ -14,7 +14,7 @@ from api import examples
 from api.catalog_view import CatalogView
 from api.http_cache import cached_read
 from api.language import resolve_lang
-from api.problems import invalid, not_found, problem_responses
+from api.problems import not_found, problem_responses
 from api.schemas import (
     DiffusionModelRead,
     GpuComparisonRead,
@@ -47,6 +47,7 @@ LangQuery = Annotated[
 ]
 
 MAX_COMPARE = 8
+IDS_PATTERN = rf"^\s*[^,\s][^,]*(,\s*[^,\s][^,]*){{1,{MAX_COMPARE - 1}}}$"
 
 
 def _ok(model: Any, description: str, example: Any, summary: str) -> dict[int, ResponseSpec]:
@@ -103,7 +104,14 @@ async def list_gpus(
     ] = None,
     min_memory_gb: Annotated[
         float | None,
-        Parameter(ge=0, le=100_000, description="Minimum memory per GPU in GB.", examples=[Example(value=80)]),
+        Parameter(
+            ge=0,
+            le=100_000,
+            description="Minimum memory per GPU in GB.",
+            examples=[Example(value=80)],
+            # Litestar drops a zero lower bound from optional numbers; state it so clients see it.
+            schema_extra={"minimum": 0},
+        ),
     ] = None,
     ecosystem: Annotated[Ecosystem | None, Parameter(description="Software stack: cuda, rocm, gaudi or cann.")] = None,
     supports: Annotated[
@@ -172,27 +180,27 @@ async def compare_gpus_route(
     ids: Annotated[
         str,
         Parameter(
-            description="Comma-separated GPU ids or aliases; the first is the baseline of the ratios.",
-            min_length=1,
+            description=(
+                f"2 to {MAX_COMPARE} comma-separated GPU ids or aliases; the first is the baseline of the ratios. "
+                "Names of the same GPU are merged."
+            ),
+            min_length=3,
             max_length=400,
+            pattern=IDS_PATTERN,
             examples=[Example(summary="H100 vs H200 vs MI300X", value="h100-sxm,h200,mi300x")],
         ),
     ],
     lang: LangQuery = None,
 ) -> Response[GpuComparisonRead]:
     answer_lang = resolve_lang(lang, request.headers.get("accept-language"))
-    names = list(dict.fromkeys(part.strip() for part in ids.split(",") if part.strip()))
-    if not 2 <= len(names) <= MAX_COMPARE:
-        raise invalid("ids", f"give between 2 and {MAX_COMPARE} distinct GPU ids separated by commas")
     catalog = services.view.catalog
-    gpus = []
-    for name in names:
+    found: dict[str, Gpu] = {}
+    for name in (part.strip() for part in ids.split(",")):
         gpu = catalog.gpu(name)
         if gpu is None:
             raise not_found("GPU", name, catalog.suggest("gpu", name))
-        gpus.append(gpu)
-    if len({gpu.id for gpu in gpus}) != len(gpus):
-        raise invalid("ids", "two of the names are the same GPU")
+        found.setdefault(gpu.id, gpu)
+    gpus = list(found.values())
 
     def build(view: CatalogView) -> GpuComparisonRead:
         rows = compare_gpus(view.catalog, gpus)
@@ -332,7 +340,13 @@ async def list_offers(
     ] = None,
     max_usd_per_gpu_hour: Annotated[
         float | None,
-        Parameter(gt=0, le=10_000, description="Price ceiling in USD per GPU-hour.", examples=[Example(value=3.5)]),
+        Parameter(
+            gt=0,
+            le=10_000,
+            description="Price ceiling in USD per GPU-hour.",
+            examples=[Example(value=3.5)],
+            schema_extra={"exclusiveMinimum": 0},
+        ),
     ] = None,
     sort: Annotated[
         Literal["price", "gpu", "provider", "as_of"], Parameter(description="Sort field; as_of sorts newest first.")
@@ -419,7 +433,11 @@ async def get_model(
     request: AnyRequest,
     services: NamedDependency[Services],
     model_id: Annotated[
-        str, Parameter(description="Model id or alias.", max_length=200, examples=[Example(value="deepseek-r1")])
+        str,
+        Parameter(
+            description="Model id or alias; aliases may contain '/' (e.g. deepseek-ai/DeepSeek-R1).",
+            examples=[Example(value="deepseek-r1")],
+        ),
     ],
 ) -> Response[ModelRead]:
     name = model_id.removeprefix("/")
