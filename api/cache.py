@@ -106,7 +106,7 @@ class RedisCache:
             self._failed("get", error)
             return None
         CACHE_LOOKUPS.labels(self.backend, "miss" if value is None else "hit").inc()
-        return value
+        return value if isinstance(value, bytes) else None
 
     async def set(self, key: str, value: bytes, ttl_s: int) -> None:
         if not self.available:

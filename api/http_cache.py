@@ -29,7 +29,7 @@ async def cached_read(
     build: Callable[[CatalogView], msgspec.Struct],
     *,
     vary: str = "",
-) -> Response[bytes]:
+) -> Response[Any]:
     """Answer a catalog read from the cache, building and caching the body on a miss.
 
     The body depends only on the catalog version, the path, the query and `vary` (e.g. the answer language),

@@ -30,7 +30,7 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
     """Base of every catalog record: immutable, strict about unknown fields."""
 
 
-class Tflops(Record, kw_only=True):
+class Tflops(Record, kw_only=True, frozen=True):
     """Dense peak throughput in TFLOPS (TOPS for int8); None where the GPU has no such path."""
 
     fp32: Positive | None = None
@@ -42,7 +42,7 @@ class Tflops(Record, kw_only=True):
     fp4: Positive | None = None
 
 
-class Interconnect(Record, kw_only=True):
+class Interconnect(Record, kw_only=True, frozen=True):
     """GPU-to-GPU link; bandwidth is the total bidirectional figure per GPU."""
 
     kind: LinkKind
@@ -50,7 +50,7 @@ class Interconnect(Record, kw_only=True):
     description: Text
 
 
-class Gpu(Record, kw_only=True):
+class Gpu(Record, kw_only=True, frozen=True):
     """One accelerator model with datasheet (dense) figures."""
 
     id: Slug
@@ -89,7 +89,7 @@ class Gpu(Record, kw_only=True):
         return self.interconnect.kind in ("nvswitch", "nvlink", "nvlink_bridge")
 
 
-class SystemPrice(Record, kw_only=True):
+class SystemPrice(Record, kw_only=True, frozen=True):
     """A purchase price with its basis, date and source."""
 
     usd: Positive
@@ -101,7 +101,7 @@ class SystemPrice(Record, kw_only=True):
     confidence: Confidence = "datasheet"
 
 
-class System(Record, kw_only=True):
+class System(Record, kw_only=True, frozen=True):
     """An 8-accelerator server."""
 
     id: Slug
@@ -120,7 +120,7 @@ class System(Record, kw_only=True):
     notes: str = ""
 
 
-class Provider(Record, kw_only=True):
+class Provider(Record, kw_only=True, frozen=True):
     """A company that rents GPUs."""
 
     id: Slug
@@ -131,7 +131,7 @@ class Provider(Record, kw_only=True):
     notes: str = ""
 
 
-class Offer(Record, kw_only=True):
+class Offer(Record, kw_only=True, frozen=True):
     """A rentable configuration at a dated, sourced price per GPU-hour."""
 
     id: Slug
@@ -150,7 +150,7 @@ class Offer(Record, kw_only=True):
     notes: str = ""
 
 
-class MoE(Record, kw_only=True):
+class MoE(Record, kw_only=True, frozen=True):
     """Mixture-of-experts layout."""
 
     routed_experts: PositiveInt
@@ -160,7 +160,7 @@ class MoE(Record, kw_only=True):
     expert_intermediate_size: PositiveInt
 
 
-class Mla(Record, kw_only=True):
+class Mla(Record, kw_only=True, frozen=True):
     """Multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim elements per token and layer."""
 
     kv_lora_rank: PositiveInt
@@ -170,7 +170,7 @@ class Mla(Record, kw_only=True):
     q_lora_rank: PositiveInt | None = None
 
 
-class LlmModel(Record, kw_only=True, tag="llm", tag_field="kind"):
+class LlmModel(Record, kw_only=True, frozen=True, tag="llm", tag_field="kind"):
     """A decoder-only language model as its config.json describes it."""
 
     id: Slug
@@ -198,7 +198,7 @@ class LlmModel(Record, kw_only=True, tag="llm", tag_field="kind"):
     notes: str = ""
 
 
-class ModelComponent(Record, kw_only=True):
+class ModelComponent(Record, kw_only=True, frozen=True):
     """A network inside a diffusion pipeline."""
 
     name: Text
@@ -206,7 +206,7 @@ class ModelComponent(Record, kw_only=True):
     params_b: Positive
 
 
-class DiffusionModel(Record, kw_only=True, tag="diffusion", tag_field="kind"):
+class DiffusionModel(Record, kw_only=True, frozen=True, tag="diffusion", tag_field="kind"):
     """An image diffusion pipeline: denoiser, text encoders and VAE."""
 
     id: Slug

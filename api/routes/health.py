@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from litestar import Response, get
 from litestar.di import NamedDependency
@@ -66,6 +67,7 @@ async def ready(services: NamedDependency[Services]) -> Response[ReadyRead]:
     database_ok = await services.database_ok()
     redis = await services.cache.health()
     view = services.view
+    status: Literal["ok", "degraded", "unavailable"]
     if not database_ok:
         status = "unavailable"
     elif redis == "degraded" or view.source != "database":

@@ -12,7 +12,6 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.storage.tables import (
-    Base,
     CatalogMetaRow,
     GpuRow,
     ModelRow,
@@ -31,7 +30,7 @@ class DocumentTable:
     """A catalog table that stores each record whole, plus the typed columns SQL needs."""
 
     name: str
-    row: type[Base]
+    row: Any  # a Base subclass with id, record and updated_at columns
     record_type: Any
     columns: Callable[[Any], dict[str, Any]]
 
