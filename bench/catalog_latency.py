@@ -104,8 +104,10 @@ def server_env(database_url: str, redis_url: str | None) -> dict[str, str]:
     return env
 
 
-def start_server(port: int, env: dict[str, str], log_path: Path) -> subprocess.Popen[bytes]:
+def start_server(port: int, env: dict[str, str], log_path: Path, *, migrate: bool) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port), "--workers", "1"]
+    if migrate:  # a fresh file must be migrated and seeded whatever GPU_ADVISOR_AUTO_MIGRATE says
+        command.append("--migrate")
     with log_path.open("wb") as log:
         return subprocess.Popen(
             command,
@@ -321,7 +323,7 @@ def run(args: argparse.Namespace, workdir: Path) -> tuple[list[Result], dict[str
     database_url = args.database_url or f"sqlite+aiosqlite:///{workdir / 'bench.db'}"
     port = args.port or free_port()
     log_path = workdir / "server.log"
-    process = start_server(port, server_env(database_url, args.redis_url), log_path)
+    process = start_server(port, server_env(database_url, args.redis_url), log_path, migrate=not args.database_url)
     try:
         with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=REQUEST_TIMEOUT_S) as client:
             ready = wait_until_ready(client, process, log_path)
@@ -371,6 +373,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BenchError as error:
             print(f"catalog_latency: {error}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            print("catalog_latency: interrupted; the server was stopped", file=sys.stderr)
+            return 130
     report = table(results, meta)
     if args.json:
         print(report, file=sys.stderr)
