@@ -9,6 +9,27 @@ from domain.compare import GpuRatios
 
 Lang = Literal["en", "zh"]
 
+# One template set per language; the logic that fills them is shared.
+_COMPARISON = {
+    "en": {
+        "row": "{name} has {memory} the memory, {bandwidth} the bandwidth and {bf16} the dense BF16 compute "
+        "at {price} the on-demand price",
+        "rows": "Compared with {base}: {rows}. ",
+        "alone": "{base}. ",
+        "separator": "; ",
+        "largest": "Most memory: {name} ({memory:g} GB).",
+        "cheapest": " Cheapest on demand: {name} at ${price:.2f}/GPU-hour ({provider}, {as_of}).",
+    },
+    "zh": {
+        "row": "{name}：显存 {memory}，带宽 {bandwidth}，BF16 稠密算力 {bf16}，按需价格 {price}",
+        "rows": "以 {base} 为基准：{rows}。",
+        "alone": "{base}。",
+        "separator": "；",
+        "largest": "显存最大：{name}（{memory:g} GB）。",
+        "cheapest": "按需最便宜：{name}，每 GPU 小时 {price:.2f} 美元（{provider}，{as_of}）。",
+    },
+}
+
 
 def _times(value: float | None) -> str:
     return f"{value:.2f}x" if value is not None else "n/a"
@@ -16,39 +37,33 @@ def _times(value: float | None) -> str:
 
 def comparison_summary(catalog: Catalog, rows: list[GpuRatios], lang: Lang) -> str:
     """Two or three sentences: how each GPU compares with the first, most memory, cheapest on demand."""
+    text = _COMPARISON[lang]
     base = rows[0].gpu
-    largest = max(rows, key=lambda r: (r.gpu.memory_gb, r.gpu.id)).gpu
-    priced = [r for r in rows if r.on_demand is not None]
-    cheapest = min(priced, key=lambda r: (r.on_demand.usd_per_gpu_hour, r.gpu.id)) if priced else None  # type: ignore[union-attr]
-    others = rows[1:]
-    if lang == "zh":
-        parts = [
-            f"{r.gpu.name}：显存 {_times(r.memory_gb)}，带宽 {_times(r.memory_bandwidth_gbps)}，"
-            f"BF16 稠密算力 {_times(r.bf16_tflops)}，按需价格 {_times(r.usd_per_gpu_hour)}"
-            for r in others
-        ]
-        text = f"以 {base.name} 为基准：" + "；".join(parts) + "。" if parts else f"{base.name}。"
-        text += f"显存最大：{largest.name}（{largest.memory_gb:g} GB）。"
-        if cheapest and cheapest.on_demand:
-            offer = cheapest.on_demand
-            provider = catalog.provider(offer.provider)
-            text += (
-                f"按需最便宜：{cheapest.gpu.name}，每 GPU 小时 {offer.usd_per_gpu_hour:.2f} 美元"
-                f"（{provider.name if provider else offer.provider}，{offer.as_of.isoformat()}）。"
-            )
-        return text
     parts = [
-        f"{r.gpu.name} has {_times(r.memory_gb)} the memory, {_times(r.memory_bandwidth_gbps)} the bandwidth "
-        f"and {_times(r.bf16_tflops)} the dense BF16 compute at {_times(r.usd_per_gpu_hour)} the on-demand price"
-        for r in others
-    ]
-    text = f"Compared with {base.name}: " + "; ".join(parts) + ". " if parts else f"{base.name}. "
-    text += f"Most memory: {largest.name} ({largest.memory_gb:g} GB)."
-    if cheapest and cheapest.on_demand:
-        offer = cheapest.on_demand
-        provider = catalog.provider(offer.provider)
-        text += (
-            f" Cheapest on demand: {cheapest.gpu.name} at ${offer.usd_per_gpu_hour:.2f}/GPU-hour "
-            f"({provider.name if provider else offer.provider}, {offer.as_of.isoformat()})."
+        text["row"].format(
+            name=r.gpu.name,
+            memory=_times(r.memory_gb),
+            bandwidth=_times(r.memory_bandwidth_gbps),
+            bf16=_times(r.bf16_tflops),
+            price=_times(r.usd_per_gpu_hour),
         )
-    return text
+        for r in rows[1:]
+    ]
+    summary = (
+        text["rows"].format(base=base.name, rows=text["separator"].join(parts))
+        if parts
+        else text["alone"].format(base=base.name)
+    )
+    largest = max(rows, key=lambda r: (r.gpu.memory_gb, r.gpu.id)).gpu
+    summary += text["largest"].format(name=largest.name, memory=largest.memory_gb)
+    priced = [(r.on_demand, r.gpu) for r in rows if r.on_demand is not None]
+    if priced:
+        offer, gpu = min(priced, key=lambda pair: (pair[0].usd_per_gpu_hour, pair[1].id))
+        provider = catalog.provider(offer.provider)
+        summary += text["cheapest"].format(
+            name=gpu.name,
+            price=offer.usd_per_gpu_hour,
+            provider=provider.name if provider else offer.provider,
+            as_of=offer.as_of.isoformat(),
+        )
+    return summary
