@@ -6,6 +6,7 @@ from typing import Literal
 
 from domain.catalog import Catalog
 from domain.compare import GpuRatios
+from domain.estimates import Exclusion, Option
 
 Lang = Literal["en", "zh"]
 
@@ -67,3 +68,255 @@ def comparison_summary(catalog: Catalog, rows: list[GpuRatios], lang: Lang) -> s
             as_of=offer.as_of.isoformat(),
         )
     return summary
+
+
+# Reasons, warnings and exclusions: one code, one sentence per language, filled from named figures.
+MESSAGES: dict[str, dict[Lang, str]] = {
+    # reasons
+    "fits_one_gpu": {
+        "en": "Fits on one {gpu} with no tensor parallelism ({weights_gb:.0f} GB of weights).",
+        "zh": "单卡 {gpu} 即可装下，无需张量并行（权重 {weights_gb:.0f} GB）。",
+    },
+    "tensor_parallel": {
+        "en": "Splits the model over {tp} GPUs (tensor parallel): {weights_gb:.0f} GB of weights exceed one GPU.",
+        "zh": "模型需张量并行切分到 {tp} 张卡：权重 {weights_gb:.0f} GB 超出单卡显存。",
+    },
+    "tensor_parallel_latency": {
+        "en": "Uses tensor parallelism over {tp} GPUs to meet the latency target.",
+        "zh": "为满足延迟目标，使用 {tp} 卡张量并行。",
+    },
+    "pipeline_nodes": {
+        "en": "Spans {nodes} nodes: tensor parallel 8 inside each node, pipeline parallel {pp} across them.",
+        "zh": "跨 {nodes} 个节点：节点内 8 卡张量并行，节点间 {pp} 级流水线并行。",
+    },
+    "replicas": {
+        "en": "{replicas} copies of the model serve {concurrency} sequences at once.",
+        "zh": "{replicas} 个模型副本同时服务 {concurrency} 个序列。",
+    },
+    "offer": {
+        "en": "Priced with {provider} ({pricing}) at ${price:.2f} per GPU-hour, as of {as_of}.",
+        "zh": "按 {provider}（{pricing}）每 GPU 小时 {price:.2f} 美元计价，价格日期 {as_of}。",
+    },
+    "training_layout": {
+        "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
+        "zh": "使用 {gpus} 张卡全分片数据并行（ZeRO-3）训练{tp_text}{recompute_text}。",
+    },
+    "images_per_gpu": {
+        "en": "Each GPU runs its own pipeline: about {per_gpu:.0f} images per hour per GPU.",
+        "zh": "每张卡独立运行一条管线：每卡每小时约 {per_gpu:.0f} 张图。",
+    },
+    # warnings
+    "no_nvlink_inference": {
+        "en": "No NVLink on {gpu}: tensor parallelism runs over PCIe and costs latency; replicas scale better.",
+        "zh": "{gpu} 没有 NVLink：张量并行走 PCIe，延迟更高；多副本扩展更好。",
+    },
+    "no_nvlink_training": {
+        "en": "No NVLink on {gpu}: multi-GPU training will be slow (gradients and shards cross PCIe).",
+        "zh": "{gpu} 没有 NVLink：多卡训练会很慢（梯度与分片经 PCIe 传输）。",
+    },
+    "rocm": {
+        "en": "ROCm: expect roughly 10-20% less than tuned CUDA paths and time for tuning; MFU in training is lower.",
+        "zh": "ROCm：相比调优后的 CUDA 路径约低 10-20%，需要预留调优时间；训练 MFU 更低。",
+    },
+    "gaudi": {
+        "en": "Gaudi: needs manual integration (SynapseAI / Optimum Habana); estimates are spec-sheet based.",
+        "zh": "Gaudi：需要手动集成（SynapseAI / Optimum Habana）；估算仅基于规格参数。",
+    },
+    "cann": {
+        "en": "Ascend (CANN): a separate software stack with limited model support; figures are reported ones.",
+        "zh": "昇腾（CANN）：独立软件栈，模型支持有限；参数为公开报道值，非官方数据。",
+    },
+    "infiniband": {
+        "en": "Over 100B parameters across nodes: InfiniBand (or equivalent RDMA) is advised between nodes.",
+        "zh": "参数超过 1000 亿且跨节点：节点间建议使用 InfiniBand（或同等 RDMA 网络）。",
+    },
+    "price_age": {
+        "en": "The price is {days} days old (as of {as_of}); check it before you commit.",
+        "zh": "价格已有 {days} 天（日期 {as_of}），下单前请核实。",
+    },
+    "spec_sheet": {
+        "en": "Estimate is spec-sheet only: no published measurement backs it for {gpu} (low confidence).",
+        "zh": "估算仅基于规格参数：{gpu} 没有公开实测数据支撑（置信度低）。",
+    },
+    "low_confidence_gpu": {
+        "en": "{gpu} has no official datasheet; its figures come from secondary sources.",
+        "zh": "{gpu} 没有官方规格书，参数来自二手来源。",
+    },
+    "fp16_for_bf16": {
+        "en": "{gpu} has no BF16: it runs the model in FP16.",
+        "zh": "{gpu} 不支持 BF16：以 FP16 运行。",
+    },
+    "weight_only": {
+        "en": "{precision} weights are dequantised to 16-bit for compute on {gpu}.",
+        "zh": "{gpu} 上 {precision} 权重需反量化为 16 位再计算。",
+    },
+    "queueing": {
+        "en": "Holds {capacity} of the {concurrency} requested sequences at once; the rest wait in the queue.",
+        "zh": "同时只能容纳 {concurrency} 个请求序列中的 {capacity} 个，其余排队。",
+    },
+    "long_run": {
+        "en": "The run takes about {days:.0f} days on this configuration.",
+        "zh": "该配置下训练约需 {days:.0f} 天。",
+    },
+    "no_offer_priced": {
+        "en": "No rental offer under the constraints: costs are not given.",
+        "zh": "在约束条件下没有可租用的报价：不提供成本。",
+    },
+    "misses": {"en": "Misses the target: {targets}.", "zh": "未达到目标：{targets}。"},
+    "needs_at_least": {
+        "en": "The smallest configuration that runs it: {gpus} x {gpu}.",
+        "zh": "能运行它的最小配置：{gpus} 张 {gpu}。",
+    },
+    # exclusions
+    "not_allowed": {"en": "Not in the allowed GPUs.", "zh": "不在允许的 GPU 列表中。"},
+    "excluded_by_request": {"en": "Excluded by the request.", "zh": "被请求排除。"},
+    "vendor_excluded": {"en": "Vendor {vendor} is not allowed.", "zh": "不允许厂商 {vendor}。"},
+    "ecosystem_excluded": {"en": "Software stack {ecosystem} is not allowed.", "zh": "不允许软件栈 {ecosystem}。"},
+    "no_fp8": {
+        "en": "No FP8 support ({precision} needs Ada, Hopper, Blackwell, CDNA3 or Gaudi 2+).",
+        "zh": "不支持 FP8（{precision} 需要 Ada、Hopper、Blackwell、CDNA3 或 Gaudi 2 以上）。",
+    },
+    "no_precision": {
+        "en": "Cannot run {precision}: no tensor cores for it.",
+        "zh": "无法运行 {precision}：没有相应的张量核心。",
+    },
+    "does_not_fit": {
+        "en": "Does not fit on {gpus} GPU(s) of this kind ({needed_gb:.0f} GB needed).",
+        "zh": "{gpus} 张该型号的卡装不下（需要 {needed_gb:.0f} GB）。",
+    },
+    "needs_more_gpus": {
+        "en": "Needs {gpus} GPUs, more than the {limit} allowed.",
+        "zh": "需要 {gpus} 张卡，超过允许的 {limit} 张。",
+    },
+    "needs_more_nodes": {
+        "en": "Needs {nodes} nodes, more than the {limit} allowed.",
+        "zh": "需要 {nodes} 个节点，超过允许的 {limit} 个。",
+    },
+    "no_offer": {
+        "en": "No offer under the constraints{detail}.",
+        "zh": "在约束条件下没有报价{detail}。",
+    },
+    "over_budget": {
+        "en": "Over budget: ${hourly:.2f} per hour against a limit of ${limit:.2f}.",
+        "zh": "超出预算：每小时 {hourly:.2f} 美元，上限 {limit:.2f} 美元。",
+    },
+    "count_mismatch": {
+        "en": "Cannot be split into exactly {gpus} GPUs with the available instances.",
+        "zh": "无法用可租实例组成恰好 {gpus} 张卡。",
+    },
+    "below_limit": {
+        "en": "Ranked {rank}, below the {limit} options asked for.",
+        "zh": "排名第 {rank}，低于请求返回的 {limit} 个选项。",
+    },
+}
+
+_TARGETS = {
+    "en": {
+        "max_ttft_ms": "time to first token",
+        "max_tpot_ms": "time per output token",
+        "requests_per_second": "requests per second",
+        "concurrency": "concurrency",
+        "images_per_hour": "images per hour",
+        "target_days": "target days",
+        "target_hours": "target hours",
+    },
+    "zh": {
+        "max_ttft_ms": "首 token 延迟",
+        "max_tpot_ms": "每 token 延迟",
+        "requests_per_second": "每秒请求数",
+        "concurrency": "并发数",
+        "images_per_hour": "每小时出图数",
+        "target_days": "目标天数",
+        "target_hours": "目标小时数",
+    },
+}
+
+
+def say(code: str, lang: Lang, **figures: object) -> str:
+    """The sentence for a message code in a language."""
+    return MESSAGES[code][lang].format(**figures)
+
+
+def target_names(targets: list[str], lang: Lang) -> str:
+    """Names of missed targets in the answer language."""
+    return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
+
+
+def _money(value: float, currency: str) -> str:
+    symbol = "$" if currency == "USD" else "¥"
+    return f"{symbol}{value:,.2f}" if value < 1000 else f"{symbol}{value:,.0f}"
+
+
+def _performance_text(kind: str, option: Option, lang: Lang) -> str:
+    performance = option.performance
+    if performance is None:
+        return ""
+    if kind == "inference" and performance.tokens_per_second:
+        tps = performance.tokens_per_second.expected
+        concurrency = int(performance.concurrency.expected) if performance.concurrency else 0
+        tpot = performance.tpot_ms.expected if performance.tpot_ms else 0
+        if lang == "zh":
+            return f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒）"
+        return f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token)"
+    if performance.run_hours:
+        hours = performance.run_hours.expected
+        if lang == "zh":
+            return f"约 {hours:,.0f} 小时（{hours / 24:.1f} 天）完成"
+        return f"about {hours:,.0f} hours ({hours / 24:.1f} days) for the run"
+    if performance.images_per_hour:
+        images = performance.images_per_hour.expected
+        return f"约每小时 {images:,.0f} 张图" if lang == "zh" else f"~{images:,.0f} images per hour"
+    return ""
+
+
+def _unit_cost_text(option: Option, lang: Lang) -> str:
+    cost = option.cost
+    if cost is None:
+        return ""
+    for name, en, zh in (
+        ("per_million_tokens", "per million output tokens", "每百万输出 token"),
+        ("per_run", "for the run", "整次训练"),
+        ("per_1000_images", "per 1,000 images", "每千张图"),
+    ):
+        value = getattr(cost, name)
+        if value is not None:
+            amount = _money(value, cost.currency)
+            return f"{zh} {amount}" if lang == "zh" else f"{amount} {en}"
+    return ""
+
+
+def _configuration(option: Option, lang: Lang) -> str:
+    gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
+    text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
+    if offer is not None and cost is not None:
+        hourly = _money(cost.hourly, cost.currency)
+        text += f"（{offer.provider}，每小时 {hourly}）" if lang == "zh" else f" on {offer.provider} at {hourly}/hour"
+    return text
+
+
+def recommendation_summary(kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang) -> str:
+    """Two or three sentences a chatbot can say about a recommendation."""
+    if not options:
+        reasons = "; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3])
+        if lang == "zh":
+            return f"在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}"
+        return f"No GPU in the catalog can run this workload under the constraints. For example, {reasons}"
+    best = options[0]
+    parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
+    if lang == "zh":
+        text = f"首选：{_configuration(best, lang)}，{'，'.join(parts)}。"
+        if not best.meets_targets:
+            text += "注意：没有配置能满足全部目标。"
+        if len(options) > 1:
+            text += f"次选：{_configuration(options[1], lang)}。"
+        if excluded:
+            text += f"另有 {len(excluded)} 种 GPU 被排除（原因见 excluded）。"
+        return text
+    text = f"Best option: {_configuration(best, lang)}, {', '.join(parts)}."
+    if not best.meets_targets:
+        text += " No configuration meets every target."
+    if len(options) > 1:
+        text += f" Runner-up: {_configuration(options[1], lang)}."
+    if excluded:
+        text += f" {len(excluded)} GPUs were left out; `excluded` says why."
+    return text

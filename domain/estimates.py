@@ -1,0 +1,179 @@
+"""What an estimate or a recommendation answers: options with ranges, costs, assumptions and reasons."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+import msgspec
+
+from domain.catalog import Pricing, Vendor
+from domain.workloads import Constraints, Objective, Workload
+
+Currency = Literal["USD", "CNY"]
+Lang = Literal["en", "zh"]
+
+
+class Result(msgspec.Struct, kw_only=True, frozen=True):
+    """Base of every estimate and recommendation struct."""
+
+
+class Range(Result, kw_only=True, frozen=True):
+    """An estimate with its band: expected from the table's expected factors, low/high from the ends of the bands."""
+
+    expected: float
+    low: float
+    high: float
+
+
+class Assumption(Result, kw_only=True, frozen=True):
+    """One input that produced an estimate."""
+
+    name: str
+    value: str
+    source: str
+
+
+class GpuSummary(Result, kw_only=True, frozen=True):
+    """The GPU of an option."""
+
+    id: str
+    name: str
+    vendor: Vendor
+
+
+class Parallelism(Result, kw_only=True, frozen=True):
+    """How the GPUs split the work: tensor x pipeline per model copy, data = number of copies."""
+
+    tensor: int
+    pipeline: int
+    data: int
+
+
+class OfferUsed(Result, kw_only=True, frozen=True):
+    """The rental offer an option is priced with."""
+
+    offer_id: str
+    provider: str
+    pricing: Pricing
+    usd_per_gpu_hour: float
+    gpus_per_instance: int
+    instances: int
+    as_of: date
+    age_days: int
+    source: str
+
+
+class Cost(Result, kw_only=True, frozen=True):
+    """Money figures in `currency`; only the unit that fits the workload kind is set."""
+
+    currency: Currency
+    hourly: float
+    monthly: float
+    per_million_tokens: float | None = None
+    per_run: float | None = None
+    per_1000_images: float | None = None
+
+
+class MemoryUse(Result, kw_only=True, frozen=True):
+    """Memory of the whole configuration in GB (1e9 bytes)."""
+
+    capacity_gb: float
+    required_gb: float
+    weights_gb: float
+    kv_cache_gb: float | None = None
+    activations_gb: float | None = None
+    optimizer_gb: float | None = None
+    headroom_pct: float
+    max_concurrency: int | None = None
+
+
+class PerformanceEstimate(Result, kw_only=True, frozen=True):
+    """Each figure as {expected, low, high}; null where it does not apply to the workload kind."""
+
+    tokens_per_second: Range | None = None
+    tokens_per_second_per_gpu: Range | None = None
+    ttft_ms: Range | None = None
+    tpot_ms: Range | None = None
+    concurrency: Range | None = None
+    run_hours: Range | None = None
+    images_per_hour: Range | None = None
+    bound: Literal["memory", "compute", "interconnect"]
+
+
+class ScoreBreakdown(Result, kw_only=True, frozen=True):
+    """The parts of the score, each 0..1."""
+
+    performance: float
+    cost: float
+    fit: float
+    ecosystem: float
+    scalability: float
+
+
+class Option(Result, kw_only=True, frozen=True):
+    """One configuration: does it fit, how fast, what it costs, and why."""
+
+    rank: int
+    feasible: bool
+    gpu: GpuSummary
+    gpu_count: int
+    nodes: int
+    parallelism: Parallelism
+    offer: OfferUsed | None
+    cost: Cost | None
+    memory: MemoryUse
+    performance: PerformanceEstimate | None
+    meets_targets: bool
+    unmet_targets: list[str]
+    score: float
+    score_breakdown: ScoreBreakdown
+    confidence: Literal["calibrated", "spec_sheet"]
+    assumptions: list[Assumption]
+    reasons: list[str]
+    warnings: list[str]
+
+
+class Exclusion(Result, kw_only=True, frozen=True):
+    """A GPU that is not among the options, and why."""
+
+    gpu: str
+    code: str
+    reason: str
+
+
+class Requirements(Result, kw_only=True, frozen=True):
+    """What the workload needs regardless of GPU."""
+
+    weights_gb: float
+    kv_cache_gb_per_request: float | None = None
+    min_memory_gb: float
+    total_flops: float | None = None
+    flops_per_token: float | None = None
+    flops_per_image: float | None = None
+
+
+class ExchangeRate(Result, kw_only=True, frozen=True):
+    """The rate money figures were converted with."""
+
+    usd_to_cny: float
+    as_of: date
+    source: str
+
+
+class Recommendation(Result, kw_only=True, frozen=True):
+    """Ranked options for a workload, the GPUs left out and a summary a chatbot can say."""
+
+    id: str
+    created_at: str
+    catalog_version: str
+    workload: Workload
+    constraints: Constraints
+    objective: Objective
+    currency: Currency
+    exchange_rate: ExchangeRate | None
+    lang: Lang
+    requirements: Requirements
+    options: list[Option]
+    excluded: list[Exclusion]
+    summary: str

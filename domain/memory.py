@@ -1,0 +1,262 @@
+"""Memory sizing: weights, KV cache, runtime reserve, activations, optimizer states, LoRA, diffusion pipelines."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from domain.catalog import DiffusionModel, Gpu, LlmModel
+
+GB = 1e9
+GIB = 2**30
+
+# Bytes per parameter including quantisation scales (perf-model.md section 1).
+BYTES_PER_PARAM: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.53,  # GPTQ/AWQ group-128
+    "fp4": 0.531,  # MXFP4 (NVFP4 would be 0.5625)
+    "nf4": 0.516,  # QLoRA NF4 with double quantisation
+}
+KV_BYTES: dict[str, float] = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+# Serving engines allocate this share of the memory they can see (vLLM/SGLang gpu_memory_utilization).
+GPU_MEMORY_UTILIZATION = 0.90
+# Engines cap the sequences in flight (vLLM's max_num_seqs default); offline throughput is quoted at most here.
+MAX_BATCH = 1024
+
+Recompute = Literal["none", "full"]
+
+
+def usable_memory_bytes(gpu: Gpu) -> float:
+    """Memory a runtime can allocate: datasheet "GB" of HBM are GiB (H100 shows ~79.6 GiB); ECC takes ~6% of GDDR."""
+    if gpu.memory_type.upper().startswith("HBM"):
+        return (gpu.memory_gb - 0.5) * GIB
+    return gpu.memory_gb * 0.94 * GIB
+
+
+def weights_bytes(model: LlmModel, precision: str) -> float:
+    """All weights of the model at this precision."""
+    return model.params_b * 1e9 * BYTES_PER_PARAM[precision]
+
+
+def moe_split(model: LlmModel) -> tuple[float, float]:
+    """(always-read parameters, parameters of one routed expert summed over all MoE layers), in parameters.
+
+    Derived from total and active counts, so it holds for any MoE layout: total = base + E x e, active = base + k x e.
+    """
+    if model.moe is None or model.active_params_b is None:
+        return model.params_b * 1e9, 0.0
+    experts, top_k = model.moe.routed_experts, model.moe.experts_per_token
+    per_expert = (model.params_b - model.active_params_b) * 1e9 / (experts - top_k)
+    return model.params_b * 1e9 - experts * per_expert, per_expert
+
+
+def experts_touched(model: LlmModel, tokens: float) -> float:
+    """Expected routed experts a step of `tokens` tokens reads per layer, with uniform top-k routing."""
+    if model.moe is None:
+        return 0.0
+    experts, top_k = model.moe.routed_experts, model.moe.experts_per_token
+    return experts * (1 - (1 - top_k / experts) ** max(tokens, 0.0))
+
+
+def active_params(model: LlmModel) -> float:
+    """Parameters used per token."""
+    return (model.active_params_b or model.params_b) * 1e9
+
+
+def kv_elements_per_token_layer(model: LlmModel, tensor_parallel: int) -> float:
+    """KV elements one GPU holds per token and layer under tensor parallelism.
+
+    GQA/MHA heads are split across GPUs but never below one head per GPU; MLA's latent is shared by all heads, so
+    tensor parallelism replicates it whole on every GPU.
+    """
+    if model.mla is not None:
+        return float(model.mla.kv_lora_rank + model.mla.qk_rope_head_dim)
+    kv_heads = model.kv_heads or model.attention_heads
+    return 2.0 * math.ceil(kv_heads / tensor_parallel) * model.head_dim
+
+
+def kv_bytes_per_token(model: LlmModel, kv_precision: str) -> float:
+    """KV cache of one token across all layers on a single GPU (the textbook per-token figure)."""
+    return model.layers * kv_elements_per_token_layer(model, 1) * KV_BYTES[kv_precision]
+
+
+def kv_bytes_per_sequence(
+    model: LlmModel, kv_precision: str, tokens: float, tensor_parallel: int = 1, pipeline: int = 1
+) -> float:
+    """KV cache one GPU holds for one sequence of `tokens` tokens; sliding-window layers stop at the window."""
+    per_token_layer = kv_elements_per_token_layer(model, tensor_parallel) * KV_BYTES[kv_precision]
+    layers = math.ceil(model.layers / pipeline)
+    if model.sliding_window is None:
+        return layers * per_token_layer * tokens
+    windowed = layers if model.sliding_window_layers == "all" else layers // 2
+    return per_token_layer * ((layers - windowed) * tokens + windowed * min(tokens, model.sliding_window))
+
+
+def runtime_reserve_bytes(model: LlmModel) -> float:
+    """Per-GPU memory the engine needs besides weights and KV (context, activations, CUDA graphs)."""
+    if model.moe is not None and model.params_b > 100:
+        return 6 * GIB
+    return 2 * GIB if model.params_b <= 70 else 3 * GIB
+
+
+@dataclass(frozen=True)
+class InferenceMemory:
+    """Per-GPU memory of one model instance (tensor x pipeline GPUs)."""
+
+    usable_bytes: float
+    weights_bytes: float
+    reserve_bytes: float
+    kv_bytes_per_sequence: float
+    max_concurrency: int
+
+    @property
+    def fits(self) -> bool:
+        return self.max_concurrency >= 1
+
+    @property
+    def kv_free_bytes(self) -> float:
+        return self.usable_bytes - self.weights_bytes - self.reserve_bytes
+
+
+def inference_memory(
+    model: LlmModel,
+    gpu: Gpu,
+    precision: str,
+    kv_precision: str,
+    sequence_tokens: int,
+    tensor_parallel: int,
+    pipeline: int,
+) -> InferenceMemory:
+    """Whether the model loads, and how many sequences of `sequence_tokens` fit beside it."""
+    usable = GPU_MEMORY_UTILIZATION * usable_memory_bytes(gpu)
+    weights = weights_bytes(model, precision) / (tensor_parallel * pipeline)
+    reserve = runtime_reserve_bytes(model)
+    per_sequence = kv_bytes_per_sequence(model, kv_precision, sequence_tokens, tensor_parallel, pipeline)
+    free = usable - weights - reserve
+    return InferenceMemory(
+        usable_bytes=usable,
+        weights_bytes=weights,
+        reserve_bytes=reserve,
+        kv_bytes_per_sequence=per_sequence,
+        max_concurrency=max(0, int(free // per_sequence)) if per_sequence > 0 else 0,
+    )
+
+
+def lora_params(model: LlmModel, rank: int) -> float:
+    """Adapter parameters for LoRA on every attention and MLP projection of every layer."""
+    hidden = model.hidden_size
+    q_out = model.attention_heads * model.head_dim
+    kv_out = (model.kv_heads or model.attention_heads) * model.head_dim
+    attention = rank * ((hidden + q_out) + 2 * (hidden + kv_out) + (q_out + hidden))
+    mlp_inner = model.moe.expert_intermediate_size if model.moe else model.intermediate_size
+    mlp = rank * 3 * (hidden + mlp_inner)
+    return model.layers * (attention + mlp)
+
+
+# Bytes per trainable parameter: bf16 weights 2 + bf16 grads 2 + fp32 master, m and v 12; 8-bit Adam keeps m, v in
+# 1 byte each plus fp32 master (12 -> 6).
+STATE_BYTES = {"adamw": 16.0, "adamw_8bit": 10.0}
+
+
+@dataclass(frozen=True)
+class TrainingMemory:
+    """Per-GPU memory of a data-parallel (ZeRO-3/FSDP) training configuration."""
+
+    usable_bytes: float
+    weights_bytes: float
+    optimizer_bytes: float
+    activations_bytes: float
+
+    @property
+    def required_bytes(self) -> float:
+        return self.weights_bytes + self.optimizer_bytes + self.activations_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.required_bytes <= self.usable_bytes
+
+
+def activation_bytes(model: LlmModel, sequence_length: int, tensor_parallel: int, recompute: Recompute) -> float:
+    """Activations of one sequence (micro-batch 1) on one GPU, tensor/sequence parallel across tensor_parallel GPUs.
+
+    Korthikanti et al.: with FlashAttention a SwiGLU layer keeps ~43 s h bytes; full recompute keeps 2 s h per layer
+    plus one live layer. Logits add s x vocab x 6 bytes.
+    """
+    s, h = sequence_length, model.hidden_size
+    per_layer_live = 43.0 * s * h
+    layers = model.layers * per_layer_live if recompute == "none" else model.layers * 2.0 * s * h + per_layer_live
+    return (layers + s * model.vocab_size * 6.0) / tensor_parallel
+
+
+def training_memory(
+    model: LlmModel,
+    gpu: Gpu,
+    *,
+    method: str,
+    optimizer: str,
+    sequence_length: int,
+    gpus: int,
+    tensor_parallel: int,
+    recompute: Recompute,
+    lora_rank: int = 16,
+) -> TrainingMemory:
+    """Per-GPU memory with parameters, gradients and optimizer states sharded over all GPUs (ZeRO-3/FSDP)."""
+    params = model.params_b * 1e9
+    # ZeRO-3 gathers a layer's full weights before using it; two layers are in flight with prefetching.
+    gathered = 2 * params / model.layers * 2.0 / tensor_parallel if gpus > tensor_parallel else 0.0
+    if method in ("lora", "qlora"):
+        base_bytes = BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]
+        adapters = lora_params(model, lora_rank)
+        weights = params * base_bytes / gpus + gathered
+        optimizer_bytes = adapters * STATE_BYTES[optimizer] / gpus
+    else:
+        weights = params * 2.0 / gpus + gathered
+        optimizer_bytes = params * (STATE_BYTES[optimizer] - 2.0) / gpus
+    return TrainingMemory(
+        usable_bytes=usable_memory_bytes(gpu) - 2 * GIB,
+        weights_bytes=weights,
+        optimizer_bytes=optimizer_bytes,
+        activations_bytes=activation_bytes(model, sequence_length, tensor_parallel, recompute),
+    )
+
+
+def diffusion_scale(model: DiffusionModel, width: int, height: int) -> float:
+    """Cost of a pass at this size relative to 1024x1024: 4x the pixels cost ~4.3x (attention grows faster)."""
+    return ((width * height) / (1024 * 1024)) ** 1.05
+
+
+@dataclass(frozen=True)
+class DiffusionMemory:
+    """Per-GPU memory of one pipeline."""
+
+    usable_bytes: float
+    weights_bytes: float
+    activations_bytes: float
+
+    @property
+    def required_bytes(self) -> float:
+        return self.weights_bytes + self.activations_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.required_bytes <= self.usable_bytes
+
+
+def diffusion_memory(model: DiffusionModel, gpu: Gpu, precision: str, width: int, height: int) -> DiffusionMemory:
+    """Denoiser, text encoders and VAE resident on one GPU, plus activations growing with the image."""
+    params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
+    # Text encoders and the VAE stay in 16-bit when the denoiser is quantised.
+    denoiser_bytes = model.denoiser.params_b * 1e9 * BYTES_PER_PARAM[precision]
+    rest_bytes = (params - model.denoiser.params_b) * 1e9 * min(BYTES_PER_PARAM[precision], 2.0)
+    activations = 1.5 * GB * diffusion_scale(model, width, height) + 1 * GIB
+    return DiffusionMemory(
+        usable_bytes=usable_memory_bytes(gpu),
+        weights_bytes=denoiser_bytes + rest_bytes,
+        activations_bytes=activations,
+    )

@@ -1,0 +1,1201 @@
+"""Candidate configurations per GPU, their costs and scores, the ranking and the exclusions."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+import msgspec
+
+from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel, Offer, Pricing
+from domain.efficiency import (
+    INTER_NODE_GBPS,
+    SCENARIOS,
+    W4_DECODE,
+    Scenario,
+    confidence,
+    factor,
+    stack_of,
+)
+from domain.estimates import (
+    Assumption,
+    Cost,
+    Currency,
+    ExchangeRate,
+    Exclusion,
+    GpuSummary,
+    Lang,
+    MemoryUse,
+    OfferUsed,
+    Option,
+    Parallelism,
+    PerformanceEstimate,
+    Range,
+    Recommendation,
+    Requirements,
+    ScoreBreakdown,
+)
+from domain.explain import recommendation_summary, say, target_names
+from domain.memory import (
+    BYTES_PER_PARAM,
+    GB,
+    GPU_MEMORY_UTILIZATION,
+    MAX_BATCH,
+    InferenceMemory,
+    Recompute,
+    TrainingMemory,
+    diffusion_memory,
+    inference_memory,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    runtime_reserve_bytes,
+    training_memory,
+    usable_memory_bytes,
+    weights_bytes,
+)
+from domain.performance import (
+    WEIGHT_ONLY,
+    ServingPoint,
+    compute_tflops,
+    image_seconds,
+    image_tflop,
+    serving_point,
+    training_flops_per_token,
+    training_run,
+)
+from domain.pricing import (
+    HOURS_PER_MONTH,
+    Rental,
+    allowed_offers,
+    per_1000_images,
+    per_million_tokens,
+    per_run,
+    rent,
+)
+from domain.workloads import (
+    DEFAULT_PRICING,
+    Constraints,
+    FineTuningWorkload,
+    ImageGenerationWorkload,
+    InferenceWorkload,
+    Objective,
+    Resolved,
+    TrainingWorkload,
+    Workload,
+    WorkloadError,
+    WorkloadSpec,
+    normalise,
+    workload_kind,
+)
+
+GPUS_PER_NODE = 8
+TENSOR_PARALLEL = (1, 2, 4, 8)
+PRICE_AGE_WARNING_DAYS = 90
+LIMIT_MAX = 50
+
+WEIGHTS: dict[Objective, dict[str, float]] = {
+    "balanced": {"performance": 0.30, "cost": 0.30, "fit": 0.15, "ecosystem": 0.15, "scalability": 0.10},
+    "cost": {"performance": 0.15, "cost": 0.55, "fit": 0.10, "ecosystem": 0.10, "scalability": 0.10},
+    "speed": {"performance": 0.55, "cost": 0.10, "fit": 0.10, "ecosystem": 0.15, "scalability": 0.10},
+}
+# The seeds: CUDA is the most mature; ROCm costs ~10-20% and needs tuning (more in training); Gaudi needs manual
+# integration; Ascend's stack is the least portable.
+ECOSYSTEM_SCORE = {
+    "inference": {"cuda": 1.0, "rocm": 0.85, "gaudi": 0.6, "cann": 0.5},
+    "image_generation": {"cuda": 1.0, "rocm": 0.8, "gaudi": 0.6, "cann": 0.5},
+    "training": {"cuda": 1.0, "rocm": 0.75, "gaudi": 0.55, "cann": 0.45},
+}
+SCALABILITY_SCORE = {
+    "nvswitch": 1.0,
+    "infinity_fabric": 0.95,
+    "nvlink": 0.85,
+    "ethernet": 0.8,
+    "hccs": 0.7,
+    "nvlink_bridge": 0.5,
+    "pcie": 0.3,
+}
+
+
+class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """A workload, what the answer may contain and how to rank it."""
+
+    workload: Workload
+    constraints: Constraints = Constraints()
+    objective: Objective = "balanced"
+    currency: Currency = "USD"
+    lang: Lang | None = None
+    limit: int = msgspec.field(default=10)
+
+
+class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """A workload on one explicit configuration."""
+
+    workload: Workload
+    gpu: str
+    gpu_count: int
+    provider: str | None = None
+    pricing: Pricing | None = None
+    currency: Currency = "USD"
+    lang: Lang | None = None
+
+
+@dataclass(frozen=True)
+class Money:
+    """How money figures are shown: USD, or CNY at a stated rate."""
+
+    currency: Currency
+    rate: ExchangeRate
+
+    @property
+    def factor(self) -> float:
+        return self.rate.usd_to_cny if self.currency == "CNY" else 1.0
+
+
+@dataclass
+class Candidate:
+    """One configuration of one GPU, before scoring."""
+
+    gpu: Gpu
+    gpu_count: int
+    nodes: int
+    parallelism: Parallelism
+    rental: Rental | None
+    memory: MemoryUse
+    performance: PerformanceEstimate
+    unmet: list[str]
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    assumptions: list[Assumption] = field(default_factory=list)
+    feasible: bool = True
+    perf_value: float = 0.0  # higher is better
+    unit_cost_usd: float | None = None  # per million tokens, per run or per 1000 images
+
+
+class Excluded(Exception):
+    """A GPU that cannot be an option; carries the message code and its figures."""
+
+    def __init__(self, code: str, **figures: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.figures = figures
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything fixed for one request."""
+
+    catalog: Catalog
+    resolved: Resolved
+    constraints: Constraints
+    lang: Lang
+    today: date
+    pricing: tuple[str, ...]
+    fixed_count: int | None = None
+
+    @property
+    def kind(self) -> str:
+        return workload_kind(self.resolved.workload)
+
+    def offers(self, gpu: Gpu) -> list[Offer]:
+        return allowed_offers(self.catalog.offers_for_gpu(gpu.id), self.pricing, self.constraints.providers)
+
+    def say(self, code: str, **figures: object) -> str:
+        return say(code, self.lang, **figures)
+
+
+def _range(values: dict[Scenario, float], lower_is_better: bool = False) -> Range:
+    """Expected from the expected scenario; low/high are the smaller/larger of the two ends of the band."""
+    ends = (values["pessimistic"], values["optimistic"])
+    return Range(expected=_round(values["expected"]), low=_round(min(ends)), high=_round(max(ends)))
+
+
+def _round(value: float) -> float:
+    if value == 0 or not math.isfinite(value):
+        return value
+    digits = max(0, 3 - math.floor(math.log10(abs(value))))
+    return round(value, digits)
+
+
+def _rental(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
+    exact = plan.fixed_count is not None
+    rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact)
+    if rental is None and plan.constraints.require_offer:
+        raise Excluded("no_offer", detail=_no_offer_detail(plan, gpu, per_machine))
+    return rental
+
+
+def _no_offer_detail(plan: Plan, gpu: Gpu, per_machine: int) -> str:
+    offers = plan.catalog.offers_for_gpu(gpu.id)
+    if not offers:
+        return "" if plan.lang == "zh" else " (nobody in the catalog rents it)"
+    allowed = plan.offers(gpu)
+    if not allowed:
+        models = sorted({o.pricing for o in offers})
+        if plan.lang == "zh":
+            return f"（现有报价的计价方式：{', '.join(models)}）"
+        return f" (offers exist as {', '.join(models)})"
+    if plan.lang == "zh":
+        return f"（需要单机 {per_machine} 卡的实例）"
+    return f" (needs instances with {per_machine} GPUs in one machine)"
+
+
+def _check_limits(plan: Plan, gpus: int, nodes: int) -> None:
+    limits = plan.constraints
+    if plan.fixed_count is None and gpus > limits.max_gpus:
+        raise Excluded("needs_more_gpus", gpus=gpus, limit=limits.max_gpus)
+    if limits.single_node and nodes > 1:
+        raise Excluded("needs_more_nodes", nodes=nodes, limit=1)
+    if nodes > limits.max_nodes:
+        raise Excluded("needs_more_nodes", nodes=nodes, limit=limits.max_nodes)
+
+
+def _nodes(rental: Rental | None, gpus: int) -> int:
+    if rental is not None:
+        size = rental.offer.gpus_per_instance
+        return rental.instances if size <= GPUS_PER_NODE else rental.instances * math.ceil(size / GPUS_PER_NODE)
+    return math.ceil(gpus / GPUS_PER_NODE)
+
+
+def _common_warnings(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
+    stack = stack_of(gpu)
+    if stack in ("rocm", "gaudi", "cann"):
+        candidate.warnings.append(plan.say(stack))
+    if gpu.confidence == "low":
+        candidate.warnings.append(plan.say("low_confidence_gpu", gpu=gpu.name))
+    if confidence(gpu, plan.kind) == "spec_sheet":
+        candidate.warnings.append(plan.say("spec_sheet", gpu=gpu.name))
+    if candidate.rental is not None:
+        offer = candidate.rental.offer
+        days = candidate.rental.age_days(plan.today)
+        if days > PRICE_AGE_WARNING_DAYS:
+            candidate.warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
+        provider = plan.catalog.provider(offer.provider)
+        candidate.reasons.append(
+            plan.say(
+                "offer",
+                provider=provider.name if provider else offer.provider,
+                pricing=offer.pricing,
+                price=offer.usd_per_gpu_hour,
+                as_of=offer.as_of.isoformat(),
+            )
+        )
+    elif plan.constraints.require_offer is False:
+        candidate.warnings.append(plan.say("no_offer_priced"))
+
+
+def _precision_check(gpu: Gpu, precision: str) -> None:
+    if precision == "fp8" and not gpu.supports_fp8:
+        raise Excluded("no_fp8", precision="FP8")
+    if compute_tflops(gpu, precision) is None:
+        raise Excluded("no_precision", precision=precision.upper())
+    if precision in (*WEIGHT_ONLY, "int8") and not (gpu.tflops.bf16 or gpu.tflops.fp16):
+        raise Excluded("no_precision", precision=precision.upper())
+
+
+# ---------------------------------------------------------------- inference
+
+
+@dataclass(frozen=True)
+class _Instance:
+    tensor: int
+    pipeline: int
+    memory: InferenceMemory
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor * self.pipeline
+
+    @property
+    def capacity(self) -> int:
+        return min(self.memory.max_concurrency, MAX_BATCH)
+
+
+def _inference_instances(plan: Plan, gpu: Gpu) -> list[_Instance]:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+    assert workload.precision is not None and workload.kv_cache_precision is not None
+    tokens = workload.input_tokens + workload.output_tokens
+    instances = []
+    fixed = plan.fixed_count
+    max_nodes = 1 if plan.constraints.single_node else plan.constraints.max_nodes
+    if fixed is not None:
+        max_nodes = max(1, fixed // GPUS_PER_NODE)
+    for pipeline in range(1, max_nodes + 1):
+        for tensor in TENSOR_PARALLEL if pipeline == 1 else (GPUS_PER_NODE,):
+            if model.attention_heads % tensor or (fixed is not None and fixed % (tensor * pipeline)):
+                continue
+            memory = inference_memory(
+                model, gpu, workload.precision, workload.kv_cache_precision, tokens, tensor, pipeline
+            )
+            if memory.fits:
+                instances.append(_Instance(tensor, pipeline, memory))
+        if instances:
+            return instances
+    needed = weights_bytes(model, workload.precision) + runtime_reserve_bytes(model)
+    raise Excluded("does_not_fit", gpus=fixed or max_nodes * GPUS_PER_NODE, needed_gb=needed / GB)
+
+
+def _serving(plan: Plan, gpu: Gpu, instance: _Instance, batch: int, scenario: Scenario = "expected") -> ServingPoint:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+    assert workload.precision is not None and workload.kv_cache_precision is not None
+    return serving_point(
+        model,
+        gpu,
+        workload.precision,
+        workload.kv_cache_precision,
+        instance.tensor,
+        instance.pipeline,
+        batch,
+        workload.input_tokens,
+        workload.output_tokens,
+        scenario,
+    )
+
+
+def _largest_batch(plan: Plan, gpu: Gpu, instance: _Instance, ok: Callable[[ServingPoint], bool]) -> int:
+    """The largest batch up to the instance's capacity whose serving point passes `ok` (0 if none)."""
+    low, high = 0, instance.capacity
+    while low < high:
+        middle = (low + high + 1) // 2
+        if ok(_serving(plan, gpu, instance, middle)):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _inference_layout(plan: Plan, gpu: Gpu, instance: _Instance) -> tuple[int, int, list[str]]:
+    """(replicas, batch per replica, missed targets) for one model instance shape."""
+    workload = plan.resolved.workload
+    assert isinstance(workload, InferenceWorkload)
+    target_tpot = workload.max_tpot_ms
+
+    def tpot_ok(point: ServingPoint) -> bool:
+        return target_tpot is None or point.tpot_s * 1e3 <= target_tpot
+
+    unmet: list[str] = []
+    best_batch = _largest_batch(plan, gpu, instance, tpot_ok)
+    if best_batch == 0:
+        unmet.append("max_tpot_ms")
+        best_batch = 1
+    if workload.max_ttft_ms and _serving(plan, gpu, instance, 1).ttft_s * 1e3 > workload.max_ttft_ms:
+        unmet.append("max_ttft_ms")
+
+    replicas, batch = 1, best_batch
+    if workload.concurrency:
+        replicas = math.ceil(workload.concurrency / best_batch)
+        batch = math.ceil(workload.concurrency / replicas)
+    if workload.requests_per_second:
+        per_replica = _serving(plan, gpu, instance, best_batch).requests_per_s
+        replicas = max(replicas, math.ceil(workload.requests_per_second / per_replica))
+        needed = workload.requests_per_second / replicas
+        low_batch = _largest_batch(plan, gpu, instance, lambda p: p.requests_per_s < needed) + 1
+        batch = max(min(low_batch, best_batch), math.ceil((workload.concurrency or 0) / replicas))
+    return replicas, batch, unmet
+
+
+def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+    assert workload.precision is not None and workload.kv_cache_precision is not None
+    _precision_check(gpu, workload.precision)
+    instances = _inference_instances(plan, gpu)
+    fixed = plan.fixed_count
+
+    chosen: tuple[_Instance, int, int, list[str]] | None = None
+    for instance in instances:
+        replicas, batch, unmet = _inference_layout(plan, gpu, instance)
+        if fixed is not None:
+            replicas = max(1, fixed // instance.gpus)
+            batch = math.ceil(workload.concurrency / replicas) if workload.concurrency else batch
+        chosen = (instance, replicas, batch, unmet)
+        if not unmet:
+            break
+    assert chosen is not None
+    instance, replicas, batch, unmet = chosen
+    unmet = list(unmet)
+
+    gpus = fixed if fixed is not None else replicas * instance.gpus
+    per_machine = instance.tensor if instance.pipeline == 1 else GPUS_PER_NODE
+    rental = _rental(plan, gpu, gpus, per_machine)
+    if rental is not None and fixed is None:
+        gpus = rental.gpus
+        replicas = gpus // instance.gpus
+        if workload.concurrency:
+            batch = math.ceil(workload.concurrency / replicas)
+    nodes = _nodes(rental, gpus)
+    _check_limits(plan, gpus, nodes)
+
+    capacity = instance.capacity
+    if batch > capacity:
+        batch = capacity
+    in_flight = replicas * batch
+    points = {s: _serving(plan, gpu, instance, batch, s) for s in SCENARIOS}
+    expected = points["expected"]
+    if workload.concurrency and replicas * capacity < workload.concurrency:
+        unmet.append("concurrency")
+    if workload.requests_per_second and replicas * expected.requests_per_s < workload.requests_per_second * 0.999:
+        unmet.append("requests_per_second")
+    if workload.max_tpot_ms and expected.tpot_s * 1e3 > workload.max_tpot_ms and "max_tpot_ms" not in unmet:
+        unmet.append("max_tpot_ms")
+
+    performance = PerformanceEstimate(
+        tokens_per_second=_range({s: p.tokens_per_s * replicas for s, p in points.items()}),
+        tokens_per_second_per_gpu=_range({s: p.tokens_per_s * replicas / gpus for s, p in points.items()}),
+        ttft_ms=_range({s: p.ttft_s * 1e3 for s, p in points.items()}, lower_is_better=True),
+        tpot_ms=_range({s: p.tpot_s * 1e3 for s, p in points.items()}, lower_is_better=True),
+        concurrency=Range(expected=in_flight, low=in_flight, high=in_flight),
+        bound=expected.bound,
+    )
+    mem = instance.memory
+    kv_total = batch * mem.kv_bytes_per_sequence * instance.gpus * replicas
+    weights_total = mem.weights_bytes * instance.gpus * replicas
+    reserve_total = mem.reserve_bytes * gpus
+    capacity_total = mem.usable_bytes * gpus
+    required = weights_total + kv_total + reserve_total
+    memory = MemoryUse(
+        capacity_gb=_round(capacity_total / GB),
+        required_gb=_round(required / GB),
+        weights_gb=_round(weights_total / GB),
+        kv_cache_gb=_round(kv_total / GB),
+        headroom_pct=round(100 * (capacity_total - required) / capacity_total, 1),
+        max_concurrency=replicas * capacity,
+    )
+    candidate = Candidate(
+        gpu=gpu,
+        gpu_count=gpus,
+        nodes=nodes,
+        parallelism=Parallelism(tensor=instance.tensor, pipeline=instance.pipeline, data=replicas),
+        rental=rental,
+        memory=memory,
+        performance=performance,
+        unmet=unmet,
+        perf_value=expected.tokens_per_s * replicas,
+    )
+    weights_gb = weights_bytes(model, workload.precision) / GB
+    if instance.gpus == 1:
+        candidate.reasons.append(plan.say("fits_one_gpu", gpu=gpu.name, weights_gb=weights_gb))
+    elif instance.pipeline > 1:
+        candidate.reasons.append(plan.say("pipeline_nodes", nodes=instance.pipeline, pp=instance.pipeline))
+    elif instance is instances[0]:
+        candidate.reasons.append(plan.say("tensor_parallel", tp=instance.tensor, weights_gb=weights_gb))
+    else:
+        candidate.reasons.append(plan.say("tensor_parallel_latency", tp=instance.tensor))
+    if replicas > 1:
+        candidate.reasons.append(plan.say("replicas", replicas=replicas, concurrency=in_flight))
+    if instance.tensor > 1 and not gpu.has_nvlink and gpu.interconnect.kind == "pcie":
+        candidate.warnings.append(plan.say("no_nvlink_inference", gpu=gpu.name))
+    if workload.concurrency and replicas * capacity < workload.concurrency:
+        candidate.warnings.append(plan.say("queueing", capacity=replicas * capacity, concurrency=workload.concurrency))
+    if instance.pipeline > 1 and model.params_b > 100:
+        candidate.warnings.append(plan.say("infiniband"))
+    if workload.precision in ("bf16",) and not gpu.tflops.bf16:
+        candidate.warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
+    if workload.precision in WEIGHT_ONLY and not (workload.precision == "fp4" and gpu.supports_fp4):
+        candidate.warnings.append(plan.say("weight_only", gpu=gpu.name, precision=workload.precision.upper()))
+    candidate.assumptions = _inference_assumptions(plan, gpu, instance, batch)
+    return candidate
+
+
+def _inference_assumptions(plan: Plan, gpu: Gpu, instance: _Instance, batch: int) -> list[Assumption]:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
+    mfu = factor(gpu, "prefill_mfu")
+    floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+    items = [
+        Assumption(
+            name="weights",
+            value=f"{workload.precision}, {BYTES_PER_PARAM[workload.precision or 'bf16']:g} "
+            "bytes per parameter incl. quantisation scales",
+            source="perf-model.md section 1",
+        ),
+        Assumption(
+            name="kv_cache",
+            value=f"{workload.kv_cache_precision}, "
+            f"{kv_bytes_per_token(model, workload.kv_cache_precision or 'bf16'):,.0f} bytes per token",
+            source="models.md; perf-model.md section 1",
+        ),
+        Assumption(
+            name="gpu_memory_utilization",
+            value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GB:.1f} GB usable per GPU",
+            source="perf-model.md section 1",
+        ),
+        Assumption(
+            name="sequence",
+            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
+            "mean decode context input + output/2",
+            source="request",
+        ),
+        Assumption(
+            name="batch",
+            value=f"{batch} sequences per model copy (engine cap {MAX_BATCH})",
+            source="request or largest that fits",
+        ),
+        Assumption(name="decode_mbu", value=mbu.describe(), source=mbu.source),
+        Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
+        Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
+    ]
+    if instance.tensor > 1:
+        items.append(
+            Assumption(
+                name="tensor_parallel",
+                value=f"{instance.tensor} GPUs over {gpu.interconnect.kind}",
+                source="perf-model.md section 2",
+            )
+        )
+    if workload.precision in WEIGHT_ONLY:
+        items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
+    return items
+
+
+# ---------------------------------------------------------------- training and fine-tuning
+
+
+def _training_counts(plan: Plan) -> list[int]:
+    if plan.fixed_count is not None:
+        return [plan.fixed_count]
+    limit = plan.constraints.max_gpus
+    if plan.constraints.single_node:
+        limit = min(limit, GPUS_PER_NODE)
+    counts, n = [1, 2, 4], GPUS_PER_NODE
+    while n <= limit:
+        counts.append(n)
+        n *= 2
+    return [c for c in counts if c <= limit] or [1]
+
+
+@dataclass(frozen=True)
+class _TrainingLayout:
+    gpus: int
+    tensor: int
+    recompute: Recompute
+    memory: TrainingMemory
+    hours: float
+
+
+def _training_layout(plan: Plan, gpu: Gpu, gpus: int) -> _TrainingLayout | None:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
+    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
+    rank = workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16
+    best: _TrainingLayout | None = None
+    for tensor in TENSOR_PARALLEL:
+        if tensor > min(gpus, GPUS_PER_NODE) or gpus % tensor or model.attention_heads % tensor:
+            continue
+        for recompute in ("none", "full"):
+            memory = training_memory(
+                model,
+                gpu,
+                method=method,
+                optimizer=workload.optimizer,
+                sequence_length=workload.sequence_length,
+                gpus=gpus,
+                tensor_parallel=tensor,
+                recompute=recompute,  # type: ignore[arg-type]
+                lora_rank=rank,
+            )
+            if not memory.fits:
+                continue
+            run = training_run(
+                model,
+                gpu,
+                method=method,
+                precision=workload.precision,
+                train_tokens=workload.train_tokens,
+                sequence_length=workload.sequence_length,
+                gpus=gpus,
+                tensor_parallel=tensor,
+                gpus_per_node=GPUS_PER_NODE,
+                recompute=recompute,  # type: ignore[arg-type]
+                scenario="expected",
+            )
+            if best is None or run.hours < best.hours:
+                best = _TrainingLayout(gpus, tensor, recompute, memory, run.hours)  # type: ignore[arg-type]
+            break
+    return best
+
+
+def _target_hours(workload: TrainingWorkload | FineTuningWorkload) -> tuple[float | None, str]:
+    if isinstance(workload, TrainingWorkload):
+        return (workload.target_days * 24 if workload.target_days else None), "target_days"
+    return workload.target_hours, "target_hours"
+
+
+def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
+    _precision_check(gpu, workload.precision)
+    target, target_name = _target_hours(workload)
+    layout: _TrainingLayout | None = None
+    for gpus in _training_counts(plan):
+        found = _training_layout(plan, gpu, gpus)
+        if found is None:
+            continue
+        layout = found
+        if target is None or found.hours <= target:
+            break
+    if layout is None:
+        largest = _training_counts(plan)[-1]
+        needed = training_memory(
+            model,
+            gpu,
+            method=workload.method if isinstance(workload, FineTuningWorkload) else "full",
+            optimizer=workload.optimizer,
+            sequence_length=workload.sequence_length,
+            gpus=1,
+            tensor_parallel=1,
+            recompute="full",
+        ).required_bytes
+        raise Excluded("does_not_fit", gpus=largest, needed_gb=needed / GB)
+
+    per_machine = min(layout.gpus, GPUS_PER_NODE)
+    rental = _rental(plan, gpu, layout.gpus, per_machine)
+    if rental is not None and rental.gpus != layout.gpus and plan.fixed_count is None:
+        layout = _training_layout(plan, gpu, rental.gpus) or layout
+    gpus = layout.gpus
+    nodes = _nodes(rental, gpus)
+    _check_limits(plan, gpus, nodes)
+
+    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
+    runs = {
+        s: training_run(
+            model,
+            gpu,
+            method=method,
+            precision=workload.precision,
+            train_tokens=workload.train_tokens,
+            sequence_length=workload.sequence_length,
+            gpus=gpus,
+            tensor_parallel=layout.tensor,
+            gpus_per_node=GPUS_PER_NODE,
+            recompute=layout.recompute,
+            scenario=s,
+        )
+        for s in SCENARIOS
+    }
+    unmet = [target_name] if target is not None and runs["expected"].hours > target else []
+    mem = layout.memory
+    capacity = mem.usable_bytes * gpus
+    required = mem.required_bytes * gpus
+    candidate = Candidate(
+        gpu=gpu,
+        gpu_count=gpus,
+        nodes=nodes,
+        parallelism=Parallelism(tensor=layout.tensor, pipeline=1, data=gpus // layout.tensor),
+        rental=rental,
+        memory=MemoryUse(
+            capacity_gb=_round(capacity / GB),
+            required_gb=_round(required / GB),
+            weights_gb=_round(mem.weights_bytes * gpus / GB),
+            activations_gb=_round(mem.activations_bytes * gpus / GB),
+            optimizer_gb=_round(mem.optimizer_bytes * gpus / GB),
+            headroom_pct=round(100 * (capacity - required) / capacity, 1),
+        ),
+        performance=PerformanceEstimate(
+            tokens_per_second=_range({s: r.tokens_per_s for s, r in runs.items()}),
+            tokens_per_second_per_gpu=_range({s: r.tokens_per_s / gpus for s, r in runs.items()}),
+            run_hours=_range({s: r.hours for s, r in runs.items()}, lower_is_better=True),
+            bound=runs["expected"].bound,
+        ),
+        unmet=unmet,
+        perf_value=1.0 / runs["expected"].hours,
+    )
+    tp_text = recompute_text = ""
+    if layout.tensor > 1:
+        tp_text = f", tensor parallel {layout.tensor}" if plan.lang == "en" else f"，张量并行 {layout.tensor}"
+    if layout.recompute == "full":
+        recompute_text = ", full activation recompute" if plan.lang == "en" else "，全量激活重计算"
+    candidate.reasons.append(plan.say("training_layout", gpus=gpus, tp_text=tp_text, recompute_text=recompute_text))
+    if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
+        candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))
+    if nodes > 1 and model.params_b > 100:
+        candidate.warnings.append(plan.say("infiniband"))
+    if runs["expected"].hours > 24 * 60:
+        candidate.warnings.append(plan.say("long_run", days=runs["expected"].hours / 24))
+    if workload.precision == "bf16" and not gpu.tflops.bf16:
+        candidate.warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
+    mfu = factor(gpu, "train_mfu")
+    per_token = training_flops_per_token(model, workload.sequence_length)
+    candidate.assumptions = [
+        Assumption(
+            name="compute",
+            value=f"6ND + attention = {per_token:.3g} FLOP per token"
+            + (", x4/3 for full recompute" if layout.recompute == "full" else ""),
+            source="perf-model.md section 3",
+        ),
+        Assumption(name="train_mfu", value=mfu.describe(), source=mfu.source),
+        Assumption(
+            name="sharding",
+            value=f"ZeRO-3 over {gpus} GPUs, tensor parallel {layout.tensor}, "
+            f"micro-batch 1 x {workload.sequence_length} tokens",
+            source="perf-model.md section 3",
+        ),
+        Assumption(
+            name="optimizer_states",
+            value=f"{workload.optimizer}: {16 if workload.optimizer == 'adamw' else 10} bytes per trainable parameter",
+            source="perf-model.md section 3",
+        ),
+    ]
+    if nodes > 1:
+        candidate.assumptions.append(
+            Assumption(
+                name="inter_node_bandwidth",
+                value=f"{INTER_NODE_GBPS.describe()} GB/s per GPU",
+                source=INTER_NODE_GBPS.source,
+            )
+        )
+    return candidate
+
+
+# ---------------------------------------------------------------- image generation
+
+
+def _plan_images(plan: Plan, gpu: Gpu) -> Candidate:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
+    assert workload.steps is not None and workload.width is not None and workload.height is not None
+    _precision_check(gpu, workload.precision)
+    memory = diffusion_memory(model, gpu, workload.precision, workload.width, workload.height)
+    if not memory.fits:
+        raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+    seconds = {
+        s: image_seconds(model, gpu, workload.precision, workload.width, workload.height, workload.steps, s)
+        for s in SCENARIOS
+    }
+    per_gpu = 3600.0 / seconds["expected"]
+    gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
+    rental = _rental(plan, gpu, gpus, 1)
+    if rental is not None and plan.fixed_count is None:
+        gpus = rental.gpus
+    nodes = _nodes(rental, gpus)
+    _check_limits(plan, gpus, nodes)
+    total = {s: 3600.0 / t * gpus for s, t in seconds.items()}
+    unmet = ["images_per_hour"] if workload.images_per_hour and total["expected"] < workload.images_per_hour else []
+    capacity = memory.usable_bytes * gpus
+    required = memory.required_bytes * gpus
+    candidate = Candidate(
+        gpu=gpu,
+        gpu_count=gpus,
+        nodes=nodes,
+        parallelism=Parallelism(tensor=1, pipeline=1, data=gpus),
+        rental=rental,
+        memory=MemoryUse(
+            capacity_gb=_round(capacity / GB),
+            required_gb=_round(required / GB),
+            weights_gb=_round(memory.weights_bytes * gpus / GB),
+            activations_gb=_round(memory.activations_bytes * gpus / GB),
+            headroom_pct=round(100 * (capacity - required) / capacity, 1),
+        ),
+        performance=PerformanceEstimate(images_per_hour=_range(total), bound="compute"),
+        unmet=unmet,
+        perf_value=total["expected"],
+    )
+    candidate.reasons.append(plan.say("images_per_gpu", per_gpu=per_gpu))
+    mfu = factor(gpu, "diffusion_mfu")
+    flops = image_tflop(model, workload.width, workload.height, workload.steps)
+    candidate.assumptions = [
+        Assumption(
+            name="image_tflop",
+            value=f"{flops:.0f} TFLOP per image ({workload.steps} steps x "
+            f"{model.passes_per_step} passes, {workload.width}x{workload.height}, VAE decode)",
+            source="models.md; perf-model.md section 4",
+        ),
+        Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
+        Assumption(name="batch", value="1 image at a time per GPU (compute-bound)", source="perf-model.md section 4"),
+    ]
+    return candidate
+
+
+PLANNERS: dict[str, Callable[[Plan, Gpu], Candidate]] = {
+    "inference": _plan_inference,
+    "training": _plan_training,
+    "fine_tuning": _plan_training,
+    "image_generation": _plan_images,
+}
+
+
+# ---------------------------------------------------------------- costs, scores, options
+
+
+def _cost(plan: Plan, candidate: Candidate, money: Money) -> Cost | None:
+    rental = candidate.rental
+    if rental is None:
+        return None
+    hourly = rental.usd_per_hour
+    performance = candidate.performance
+    unit: dict[str, float] = {}
+    if plan.kind == "inference" and performance.tokens_per_second:
+        candidate.unit_cost_usd = per_million_tokens(hourly, performance.tokens_per_second.expected)
+        unit["per_million_tokens"] = candidate.unit_cost_usd
+    elif plan.kind in ("training", "fine_tuning") and performance.run_hours:
+        candidate.unit_cost_usd = per_run(hourly, performance.run_hours.expected)
+        unit["per_run"] = candidate.unit_cost_usd
+    elif performance.images_per_hour:
+        candidate.unit_cost_usd = per_1000_images(hourly, performance.images_per_hour.expected)
+        unit["per_1000_images"] = candidate.unit_cost_usd
+    scale = money.factor
+    return Cost(
+        currency=money.currency,
+        hourly=round(hourly * scale, 2),
+        monthly=round(hourly * HOURS_PER_MONTH * scale, 2),
+        **{name: _round(value * scale) for name, value in unit.items()},
+    )
+
+
+def _scores(plan: Plan, candidates: Sequence[Candidate], objective: Objective) -> list[ScoreBreakdown]:
+    best_perf = max((c.perf_value for c in candidates), default=0.0) or 1.0
+    costs = [c.unit_cost_usd for c in candidates if c.unit_cost_usd]
+    cheapest = min(costs) if costs else None
+    ecosystem = ECOSYSTEM_SCORE["training" if plan.kind == "fine_tuning" else plan.kind]
+    breakdowns = []
+    for c in candidates:
+        multi_gpu = c.gpu_count > 1
+        breakdowns.append(
+            ScoreBreakdown(
+                performance=round(c.perf_value / best_perf, 4),
+                cost=round(cheapest / c.unit_cost_usd, 4) if cheapest and c.unit_cost_usd else 0.0,
+                fit=round(min(1.0, max(0.0, c.memory.headroom_pct) / 40.0), 4),
+                ecosystem=ecosystem[c.gpu.ecosystem],
+                # A single GPU needs no link; more GPUs score their interconnect.
+                scalability=SCALABILITY_SCORE[c.gpu.interconnect.kind] if multi_gpu else 1.0,
+            )
+        )
+    return breakdowns
+
+
+def _total(breakdown: ScoreBreakdown, objective: Objective) -> float:
+    weights = WEIGHTS[objective]
+    return round(sum(weights[name] * getattr(breakdown, name) for name in weights), 4)
+
+
+def _option(
+    plan: Plan, candidate: Candidate, rank: int, breakdown: ScoreBreakdown, cost: Cost | None, objective: Objective
+) -> Option:
+    rental = candidate.rental
+    unmet_text = []
+    if candidate.unmet:
+        unmet_text = [target_names(candidate.unmet, plan.lang)]
+    return Option(
+        rank=rank,
+        feasible=candidate.feasible,
+        gpu=GpuSummary(id=candidate.gpu.id, name=candidate.gpu.name, vendor=candidate.gpu.vendor),
+        gpu_count=candidate.gpu_count,
+        nodes=candidate.nodes,
+        parallelism=candidate.parallelism,
+        offer=None
+        if rental is None
+        else OfferUsed(
+            offer_id=rental.offer.id,
+            provider=rental.offer.provider,
+            pricing=rental.offer.pricing,
+            usd_per_gpu_hour=rental.offer.usd_per_gpu_hour,
+            gpus_per_instance=rental.offer.gpus_per_instance,
+            instances=rental.instances,
+            as_of=rental.offer.as_of,
+            age_days=rental.age_days(plan.today),
+            source=rental.offer.source,
+        ),
+        cost=cost,
+        memory=candidate.memory,
+        performance=candidate.performance,
+        meets_targets=not candidate.unmet,
+        unmet_targets=candidate.unmet,
+        score=_total(breakdown, objective),
+        score_breakdown=breakdown,
+        confidence=confidence(candidate.gpu, plan.kind),
+        assumptions=candidate.assumptions,
+        reasons=candidate.reasons,
+        warnings=candidate.warnings + [plan.say("misses", targets=text) for text in unmet_text],
+    )
+
+
+# ---------------------------------------------------------------- requests
+
+
+def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: str) -> set[str] | None:
+    if names is None:
+        return None
+    ids = set()
+    for name in names:
+        gpu = catalog.gpu(name)
+        if gpu is None:
+            suggestions = catalog.suggest("gpu", name)
+            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+            raise WorkloadError(field_name, f"no GPU {name!r} in the catalog{hint}", suggestions)
+        ids.add(gpu.id)
+    return ids
+
+
+def _check_providers(catalog: Catalog, providers: Sequence[str] | None, field_name: str) -> None:
+    for provider in providers or ():
+        if catalog.provider(provider) is None:
+            known = [p.id for p in catalog.providers]
+            raise WorkloadError(field_name, f"no provider {provider!r}; known: {', '.join(known)}", known[:3])
+
+
+def _filter_reason(plan: Plan, gpu: Gpu, allowed: set[str] | None, excluded: set[str] | None) -> Exclusion | None:
+    limits = plan.constraints
+    code, figures = "", dict[str, str]()
+    if allowed is not None and gpu.id not in allowed:
+        code = "not_allowed"
+    elif excluded is not None and gpu.id in excluded:
+        code = "excluded_by_request"
+    elif limits.vendors is not None and gpu.vendor not in limits.vendors:
+        code, figures = "vendor_excluded", {"vendor": gpu.vendor}
+    elif limits.ecosystems is not None and gpu.ecosystem not in limits.ecosystems:
+        code, figures = "ecosystem_excluded", {"ecosystem": gpu.ecosystem}
+    if not code:
+        return None
+    return Exclusion(gpu=gpu.id, code=code, reason=plan.say(code, **figures))
+
+
+def _requirements(plan: Plan) -> Requirements:
+    workload, model = plan.resolved.workload, plan.resolved.model
+    if isinstance(workload, InferenceWorkload):
+        assert isinstance(model, LlmModel) and workload.precision and workload.kv_cache_precision
+        weights = weights_bytes(model, workload.precision)
+        kv = kv_bytes_per_sequence(model, workload.kv_cache_precision, workload.input_tokens + workload.output_tokens)
+        return Requirements(
+            weights_gb=_round(weights / GB),
+            kv_cache_gb_per_request=_round(kv / GB),
+            min_memory_gb=_round((weights + kv + runtime_reserve_bytes(model)) / GB),
+            flops_per_token=_round(2.0 * (model.active_params_b or model.params_b) * 1e9),
+        )
+    if isinstance(workload, ImageGenerationWorkload):
+        assert isinstance(model, DiffusionModel) and workload.steps and workload.width and workload.height
+        params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
+        flops = image_tflop(model, workload.width, workload.height, workload.steps) * 1e12
+        return Requirements(
+            weights_gb=_round(params * 1e9 * BYTES_PER_PARAM[workload.precision] / GB),
+            min_memory_gb=_round(params * 1e9 * BYTES_PER_PARAM[workload.precision] / GB + 2.6),
+            flops_per_image=_round(flops),
+        )
+    assert isinstance(model, LlmModel)
+    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
+    per_token = training_flops_per_token(model, workload.sequence_length)
+    one_gpu = training_memory(
+        model,
+        plan.catalog.gpus[0],  # required bytes do not depend on the GPU
+        method=method,
+        optimizer=workload.optimizer,
+        sequence_length=workload.sequence_length,
+        gpus=1,
+        tensor_parallel=1,
+        recompute="full",
+        lora_rank=workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16,
+    )
+    return Requirements(
+        weights_gb=_round(model.params_b * BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]),
+        min_memory_gb=_round(one_gpu.required_bytes / GB),
+        total_flops=_round(per_token * workload.train_tokens),
+        flops_per_token=_round(per_token),
+    )
+
+
+def recommendation_id(request: RecommendationRequest, catalog_version: str, rate: ExchangeRate | None) -> str:
+    """Content address: the same normalised request on the same catalog (and rate) gives the same id."""
+    digest = hashlib.sha256(msgspec.json.encode([request, catalog_version, rate]))
+    return "rec_" + digest.hexdigest()[:24]
+
+
+def normalise_request(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> RecommendationRequest:
+    """The request with every default filled, so equal meaning gives equal ids."""
+    resolved = normalise(request.workload, catalog)
+    constraints = request.constraints
+    if constraints.pricing is None:
+        constraints = msgspec.structs.replace(constraints, pricing=list(DEFAULT_PRICING))
+    if not 1 <= request.limit <= LIMIT_MAX:
+        raise WorkloadError("limit", f"limit must be between 1 and {LIMIT_MAX}")
+    return msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
+
+
+def recommend(
+    catalog: Catalog, request: RecommendationRequest, *, now: datetime, lang: Lang, rate: ExchangeRate
+) -> Recommendation:
+    """Every GPU allowed by the constraints in its smallest suitable configuration, ranked, with exclusions."""
+    normalised = normalise_request(catalog, request, lang)
+    constraints = normalised.constraints
+    allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
+    denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
+    _check_providers(catalog, constraints.providers, "constraints.providers")
+    plan = Plan(
+        catalog=catalog,
+        resolved=Resolved(normalised.workload, normalise(normalised.workload, catalog).model),
+        constraints=constraints,
+        lang=lang,
+        today=now.date(),
+        pricing=tuple(constraints.pricing or DEFAULT_PRICING),
+        fixed_count=constraints.gpu_count,
+    )
+    money = Money(currency=normalised.currency, rate=rate)
+    candidates: list[Candidate] = []
+    costs: list[Cost | None] = []
+    excluded: list[Exclusion] = []
+    planner = PLANNERS[plan.kind]
+    for gpu in catalog.gpus:
+        filtered = _filter_reason(plan, gpu, allowed, denied)
+        if filtered is not None:
+            excluded.append(filtered)
+            continue
+        try:
+            candidate = planner(plan, gpu)
+        except Excluded as reason:
+            excluded.append(Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures)))
+            continue
+        cost = _cost(plan, candidate, money)
+        if (
+            constraints.max_usd_per_hour is not None
+            and candidate.rental is not None
+            and candidate.rental.usd_per_hour > constraints.max_usd_per_hour
+        ):
+            excluded.append(
+                Exclusion(
+                    gpu=gpu.id,
+                    code="over_budget",
+                    reason=plan.say(
+                        "over_budget", hourly=candidate.rental.usd_per_hour, limit=constraints.max_usd_per_hour
+                    ),
+                )
+            )
+            continue
+        _common_warnings(plan, gpu, candidate)
+        candidates.append(candidate)
+        costs.append(cost)
+
+    breakdowns = _scores(plan, candidates, normalised.objective)
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (
+            bool(candidates[i].unmet),
+            -_total(breakdowns[i], normalised.objective),
+            candidates[i].unit_cost_usd if candidates[i].unit_cost_usd is not None else math.inf,
+            candidates[i].gpu.id,
+        ),
+    )
+    options = []
+    for rank, index in enumerate(order, start=1):
+        candidate = candidates[index]
+        if rank > normalised.limit:
+            excluded.append(
+                Exclusion(
+                    gpu=candidate.gpu.id,
+                    code="below_limit",
+                    reason=plan.say("below_limit", rank=rank, limit=normalised.limit),
+                )
+            )
+            continue
+        options.append(_option(plan, candidate, rank, breakdowns[index], costs[index], normalised.objective))
+    excluded.sort(key=lambda e: e.gpu)
+    rate_used = rate if normalised.currency == "CNY" else None
+    return Recommendation(
+        id=recommendation_id(normalised, catalog.version, rate_used),
+        created_at=now.isoformat(),
+        catalog_version=catalog.version,
+        workload=normalised.workload,
+        constraints=constraints,
+        objective=normalised.objective,
+        currency=normalised.currency,
+        exchange_rate=rate_used,
+        lang=lang,
+        requirements=_requirements(plan),
+        options=options,
+        excluded=excluded,
+        summary=recommendation_summary(plan.kind, options, excluded, lang),
+    )
+
+
+def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang: Lang, rate: ExchangeRate) -> Option:
+    """One workload on one explicit configuration; one that cannot run answers feasible=false with the reason."""
+    resolved = normalise(request.workload, catalog)
+    gpu = catalog.gpu(request.gpu)
+    if gpu is None:
+        suggestions = catalog.suggest("gpu", request.gpu)
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        raise WorkloadError("gpu", f"no GPU {request.gpu!r} in the catalog{hint}", suggestions)
+    providers = [request.provider] if request.provider else None
+    _check_providers(catalog, providers, "provider")
+    constraints = Constraints(
+        providers=providers,
+        pricing=[request.pricing] if request.pricing else list(DEFAULT_PRICING),
+        gpu_count=request.gpu_count,
+        max_gpus=max(request.gpu_count, 1),
+        max_nodes=512,
+        require_offer=False,
+    )
+    plan = Plan(
+        catalog=catalog,
+        resolved=resolved,
+        constraints=constraints,
+        lang=lang,
+        today=now.date(),
+        pricing=tuple(constraints.pricing or DEFAULT_PRICING),
+        fixed_count=request.gpu_count,
+    )
+    money = Money(currency=request.currency, rate=rate)
+    try:
+        candidate = PLANNERS[plan.kind](plan, gpu)
+    except Excluded as reason:
+        return _infeasible(plan, gpu, request.gpu_count, reason)
+    cost = _cost(plan, candidate, money)
+    _common_warnings(plan, gpu, candidate)
+    breakdown = _scores(plan, [candidate], "balanced")[0]
+    return _option(plan, candidate, 1, breakdown, cost, "balanced")
+
+
+def _infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option:
+    reasons = [plan.say(reason.code, **reason.figures)]
+    smallest = msgspec.structs.replace(plan.constraints, gpu_count=None, max_gpus=512, require_offer=False)
+    try:
+        fitting = PLANNERS[plan.kind](
+            Plan(plan.catalog, plan.resolved, smallest, plan.lang, plan.today, plan.pricing), gpu
+        )
+        reasons.append(
+            plan.say(
+                "needs_at_least",
+                gpus=fitting.parallelism.tensor * fitting.parallelism.pipeline
+                if plan.kind == "inference"
+                else fitting.gpu_count,
+                gpu=gpu.name,
+            )
+        )
+    except Excluded:
+        pass
+    capacity = usable_memory_bytes(gpu) * gpu_count / GB
+    needed = float(reason.figures.get("needed_gb", 0.0))  # type: ignore[arg-type]
+    return Option(
+        rank=1,
+        feasible=False,
+        gpu=GpuSummary(id=gpu.id, name=gpu.name, vendor=gpu.vendor),
+        gpu_count=gpu_count,
+        nodes=math.ceil(gpu_count / GPUS_PER_NODE),
+        parallelism=Parallelism(tensor=1, pipeline=1, data=1),
+        offer=None,
+        cost=None,
+        memory=MemoryUse(
+            capacity_gb=_round(capacity),
+            required_gb=_round(needed),
+            weights_gb=_round(needed),
+            headroom_pct=round(100 * (capacity - needed) / capacity, 1) if needed else 0.0,
+        ),
+        performance=None,
+        meets_targets=False,
+        unmet_targets=[],
+        score=0.0,
+        score_breakdown=ScoreBreakdown(performance=0, cost=0, fit=0, ecosystem=0, scalability=0),
+        confidence=confidence(gpu, plan.kind),
+        assumptions=[],
+        reasons=reasons,
+        warnings=[],
+    )

@@ -1,0 +1,272 @@
+"""Workloads users describe (inference, training, fine-tuning, image generation), constraints, and normalisation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.catalog import (
+    Catalog,
+    DiffusionModel,
+    Ecosystem,
+    LlmModel,
+    Mla,
+    ModelSpec,
+    MoE,
+    Pricing,
+    Vendor,
+)
+
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+KvPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
+TrainingPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
+ImagePrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
+Objective = Literal["balanced", "cost", "speed"]
+
+Tokens = Annotated[int, msgspec.Meta(ge=1, le=10_000_000, description="Tokens per request.")]
+Milliseconds = Annotated[float, msgspec.Meta(gt=0, le=3_600_000)]
+GpuName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+NameList = Annotated[list[GpuName], msgspec.Meta(max_length=100)]
+
+
+class WorkloadSpec(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Base of everything a client describes: strict, immutable."""
+
+
+class CustomModel(WorkloadSpec, kw_only=True, frozen=True):
+    """A language model that is not in the catalog, described by its config.json figures."""
+
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "custom model"
+    params_b: Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Total parameters, billions.")]
+    active_params_b: Annotated[
+        float | None, msgspec.Meta(gt=0, le=20_000, description="Parameters active per token (MoE), billions.")
+    ] = None
+    layers: Annotated[int, msgspec.Meta(ge=1, le=1000)]
+    hidden_size: Annotated[int, msgspec.Meta(ge=64, le=131_072)]
+    attention_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)]
+    kv_heads: Annotated[int | None, msgspec.Meta(ge=1, le=1024)] = None
+    head_dim: Annotated[int | None, msgspec.Meta(ge=8, le=1024)] = None
+    intermediate_size: Annotated[int | None, msgspec.Meta(ge=1, le=1_000_000)] = None
+    vocab_size: Annotated[int, msgspec.Meta(ge=1, le=2_000_000)] = 32_000
+    max_context: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 131_072
+    attention: Literal["mha", "gqa", "mla"] = "gqa"
+    kv_lora_rank: Annotated[int | None, msgspec.Meta(ge=1, le=65_536)] = None
+    qk_rope_head_dim: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
+    routed_experts: Annotated[int | None, msgspec.Meta(ge=2, le=4096)] = None
+    experts_per_token: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
+    shared_experts: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
+
+
+class InferenceWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="inference", tag_field="kind"):
+    """Serving an LLM: with neither concurrency nor requests_per_second the goal is maximum (offline) throughput."""
+
+    model: GpuName | None = None
+    custom_model: CustomModel | None = None
+    precision: Precision | None = None
+    kv_cache_precision: KvPrecision | None = None
+    input_tokens: Tokens = 1024
+    output_tokens: Tokens = 256
+    concurrency: Annotated[int | None, msgspec.Meta(ge=1, le=1_000_000)] = None
+    requests_per_second: Annotated[float | None, msgspec.Meta(gt=0, le=1_000_000)] = None
+    max_ttft_ms: Milliseconds | None = None
+    max_tpot_ms: Milliseconds | None = None
+
+
+class TrainingWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="training", tag_field="kind"):
+    """Pre-training or continued training of an LLM on train_tokens tokens."""
+
+    model: GpuName | None = None
+    custom_model: CustomModel | None = None
+    precision: TrainingPrecision = "bf16"
+    train_tokens: Annotated[float, msgspec.Meta(ge=1e3, le=1e15, description="Tokens seen in the run.")] = 1e10
+    sequence_length: Annotated[int, msgspec.Meta(ge=128, le=1_048_576)] = 4096
+    optimizer: Literal["adamw", "adamw_8bit"] = "adamw"
+    target_days: Annotated[float | None, msgspec.Meta(gt=0, le=3650)] = None
+
+
+class FineTuningWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="fine_tuning", tag_field="kind"):
+    """Fine-tuning an LLM, fully or with LoRA/QLoRA adapters, on train_tokens tokens (dataset x epochs)."""
+
+    model: GpuName | None = None
+    custom_model: CustomModel | None = None
+    method: Literal["full", "lora", "qlora"] = "lora"
+    lora_rank: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 16
+    precision: TrainingPrecision = "bf16"
+    train_tokens: Annotated[float, msgspec.Meta(ge=1e3, le=1e13, description="Tokens seen in the run.")] = 1e8
+    sequence_length: Annotated[int, msgspec.Meta(ge=128, le=1_048_576)] = 4096
+    optimizer: Literal["adamw", "adamw_8bit"] = "adamw"
+    target_hours: Annotated[float | None, msgspec.Meta(gt=0, le=87_600)] = None
+
+
+class ImageGenerationWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="image_generation", tag_field="kind"):
+    """Generating images with a diffusion pipeline."""
+
+    model: GpuName = "sdxl"
+    width: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
+    height: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
+    steps: Annotated[int | None, msgspec.Meta(ge=1, le=1000)] = None
+    images_per_hour: Annotated[float | None, msgspec.Meta(gt=0, le=100_000_000)] = None
+    precision: ImagePrecision = "fp16"
+
+
+Workload = InferenceWorkload | TrainingWorkload | FineTuningWorkload | ImageGenerationWorkload
+LlmWorkload = InferenceWorkload | TrainingWorkload | FineTuningWorkload
+
+
+def workload_kind(workload: Workload) -> str:
+    """The `kind` tag a workload is sent with."""
+    return str(type(workload).__struct_config__.tag)
+
+
+class Constraints(WorkloadSpec, kw_only=True, frozen=True):
+    """What the answer may contain: GPUs, vendors, providers, pricing models, counts and budget."""
+
+    gpus: NameList | None = None
+    exclude_gpus: NameList | None = None
+    vendors: list[Vendor] | None = None
+    ecosystems: list[Ecosystem] | None = None
+    providers: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=50)] | None = None
+    pricing: list[Pricing] | None = None
+    gpu_count: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
+    max_gpus: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 64
+    max_nodes: Annotated[int, msgspec.Meta(ge=1, le=512)] = 8
+    single_node: bool = False
+    max_usd_per_hour: Annotated[float | None, msgspec.Meta(gt=0, le=10_000_000)] = None
+    require_offer: bool = True
+
+
+DEFAULT_PRICING: tuple[Pricing, ...] = ("on_demand",)
+
+
+class WorkloadError(ValueError):
+    """The request names something that does not exist or contradicts itself; answered as a 400 problem."""
+
+    def __init__(self, field: str, message: str, suggestions: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+        self.suggestions = suggestions or []
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A workload with every default filled and its model looked up."""
+
+    workload: Workload
+    model: ModelSpec
+
+
+def _custom_llm(custom: CustomModel) -> LlmModel:
+    if custom.attention == "mla" and (custom.kv_lora_rank is None or custom.qk_rope_head_dim is None):
+        raise WorkloadError("workload.custom_model", "attention 'mla' needs kv_lora_rank and qk_rope_head_dim")
+    moe = None
+    if custom.routed_experts or custom.experts_per_token:
+        if not (custom.routed_experts and custom.experts_per_token and custom.active_params_b):
+            raise WorkloadError(
+                "workload.custom_model",
+                "a mixture-of-experts model needs routed_experts, experts_per_token and active_params_b",
+            )
+        if custom.experts_per_token > custom.routed_experts:
+            raise WorkloadError("workload.custom_model", "experts_per_token exceeds routed_experts")
+        moe = MoE(
+            routed_experts=custom.routed_experts,
+            experts_per_token=custom.experts_per_token,
+            shared_experts=custom.shared_experts,
+            expert_intermediate_size=custom.intermediate_size or 4 * custom.hidden_size,
+        )
+    if custom.active_params_b is not None and custom.active_params_b > custom.params_b:
+        raise WorkloadError("workload.custom_model", "active_params_b exceeds params_b")
+    head_dim = custom.head_dim or max(1, custom.hidden_size // custom.attention_heads)
+    kv_heads = custom.attention_heads if custom.attention == "mha" else custom.kv_heads
+    if custom.attention == "gqa" and kv_heads is None:
+        raise WorkloadError("workload.custom_model", "attention 'gqa' needs kv_heads")
+    if kv_heads is not None and kv_heads > custom.attention_heads:
+        raise WorkloadError("workload.custom_model", "kv_heads exceeds attention_heads")
+    mla = None
+    if custom.attention == "mla":
+        assert custom.kv_lora_rank is not None and custom.qk_rope_head_dim is not None
+        mla = Mla(
+            kv_lora_rank=custom.kv_lora_rank,
+            qk_rope_head_dim=custom.qk_rope_head_dim,
+            qk_nope_head_dim=max(1, head_dim - custom.qk_rope_head_dim),
+            v_head_dim=head_dim,
+        )
+        kv_heads = None
+    return LlmModel(
+        id="custom",
+        name=custom.name,
+        family="custom",
+        params_b=custom.params_b,
+        active_params_b=custom.active_params_b if moe else None,
+        layers=custom.layers,
+        hidden_size=custom.hidden_size,
+        intermediate_size=custom.intermediate_size or 4 * custom.hidden_size,
+        attention_heads=custom.attention_heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        vocab_size=custom.vocab_size,
+        max_context=custom.max_context,
+        attention=custom.attention,
+        moe=moe,
+        mla=mla,
+        sources=("described by the client",),
+    )
+
+
+def _llm(workload: LlmWorkload, catalog: Catalog) -> LlmModel:
+    if (workload.model is None) == (workload.custom_model is None):
+        raise WorkloadError("workload.model", "give either model (a catalog id or alias) or custom_model")
+    if workload.custom_model is not None:
+        return _custom_llm(workload.custom_model)
+    assert workload.model is not None
+    model = catalog.model(workload.model)
+    if model is None:
+        suggestions = catalog.suggest("model", workload.model)
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        raise WorkloadError("workload.model", f"no model {workload.model!r} in the catalog{hint}", suggestions)
+    if not isinstance(model, LlmModel):
+        raise WorkloadError("workload.model", f"{model.id} is an image model: describe it with kind 'image_generation'")
+    return model
+
+
+# The checkpoints' native formats map onto the precisions a client can ask for.
+_NATIVE_PRECISION: dict[str, Precision] = {"fp32": "fp32", "bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp4": "fp4"}
+
+
+def normalise(workload: Workload, catalog: Catalog) -> Resolved:
+    """Fill defaults and resolve the model; raise WorkloadError for what no GPU could fix."""
+    if isinstance(workload, ImageGenerationWorkload):
+        model = catalog.model(workload.model)
+        if model is None:
+            suggestions = catalog.suggest("model", workload.model)
+            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+            raise WorkloadError("workload.model", f"no model {workload.model!r} in the catalog{hint}", suggestions)
+        if not isinstance(model, DiffusionModel):
+            raise WorkloadError("workload.model", f"{model.id} is a language model: use kind 'inference'")
+        filled = msgspec.structs.replace(workload, model=model.id, steps=workload.steps or model.default_steps)
+        return Resolved(filled, model)
+    llm = _llm(workload, catalog)
+    if isinstance(workload, InferenceWorkload):
+        if workload.input_tokens + workload.output_tokens > llm.max_context:
+            raise WorkloadError(
+                "workload.input_tokens",
+                f"input_tokens + output_tokens = {workload.input_tokens + workload.output_tokens} exceeds "
+                f"{llm.name}'s context of {llm.max_context} tokens",
+            )
+        filled_inference = msgspec.structs.replace(
+            workload,
+            model=llm.id if workload.custom_model is None else None,
+            precision=workload.precision or _NATIVE_PRECISION[llm.native_precision],
+            kv_cache_precision=workload.kv_cache_precision or "bf16",
+        )
+        return Resolved(filled_inference, llm)
+    if workload.sequence_length > llm.max_context:
+        raise WorkloadError(
+            "workload.sequence_length",
+            f"sequence_length {workload.sequence_length} exceeds {llm.name}'s context of {llm.max_context} tokens",
+        )
+    if workload.custom_model is None:
+        return Resolved(msgspec.structs.replace(workload, model=llm.id), llm)
+    return Resolved(workload, llm)
