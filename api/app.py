@@ -16,7 +16,7 @@ from litestar.openapi.spec import Server, Tag
 from litestar.plugins.prometheus import PrometheusConfig
 
 from api.problems import EXCEPTION_HANDLERS
-from api.routes import catalog, health
+from api.routes import catalog, estimates, health, recommendations
 from api.services import Services
 from api.settings import Settings
 
@@ -51,7 +51,7 @@ def create_app(settings: Settings) -> Litestar:
 
     prometheus = PrometheusConfig(app_name="gpu_advisor", prefix="gpu_advisor", group_path=True, exclude=["/metrics"])
     return Litestar(
-        route_handlers=[*catalog.ROUTES, *health.ROUTES],
+        route_handlers=[*catalog.ROUTES, *estimates.ROUTES, *recommendations.ROUTES, *health.ROUTES],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
@@ -67,6 +67,10 @@ def create_app(settings: Settings) -> Litestar:
             servers=[Server(url="/", description="This instance")],
             tags=[
                 Tag(name="catalog", description="GPUs, servers, providers, offers and workload models (read-only)."),
+                Tag(
+                    name="recommendations",
+                    description="Workload sizing: ranked GPU options, single-configuration estimates.",
+                ),
                 Tag(name="operations", description="Health probes and metrics."),
             ],
         ),

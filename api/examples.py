@@ -180,3 +180,36 @@ DIFFUSION: dict[str, Any] = {
     "notes": "Base model. default_steps 50 is the diffusers default; 30 steps is common in practice. VAE decode "
     "at 1024x1024 is 10.5 TFLOP.",
 }
+
+# Requests the OpenAPI document shows, one per workload kind (responses are generated into example_responses.py).
+REQUESTS: dict[str, dict[str, Any]] = {
+    "Serve DeepSeek-R1 to 50 concurrent users": {
+        "workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50},
+    },
+    "Pre-train an 8B model on 100B tokens within 30 days": {
+        "workload": {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "target_days": 30},
+        "objective": "cost",
+    },
+    "LoRA fine-tune a 70B model on 200M tokens, answer in Chinese": {
+        "workload": {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8},
+        "lang": "zh",
+    },
+    "10,000 SDXL images a day, NVIDIA only, priced in CNY": {
+        "workload": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417},
+        "constraints": {"vendors": ["nvidia"]},
+        "currency": "CNY",
+    },
+}
+
+ESTIMATE_REQUESTS: dict[str, dict[str, Any]] = {
+    "Llama 3.1 70B on 8x H200": {
+        "workload": {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32},
+        "gpu": "h200",
+        "gpu_count": 8,
+    },
+    "Can Llama 2 70B run on one H100?": {
+        "workload": {"kind": "inference", "model": "llama-2-70b"},
+        "gpu": "h100-sxm",
+        "gpu_count": 1,
+    },
+}

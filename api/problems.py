@@ -14,6 +14,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
 from api.schemas import FieldError, Problem
+from domain.workloads import WorkloadError
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,18 @@ def _validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> 
     return problem_response(problem)
 
 
+def _workload_error_handler(_: Request[Any, Any, Any], exc: WorkloadError) -> Response[bytes]:
+    problem = Problem(
+        type="/problems/validation",
+        title="Bad Request",
+        status=400,
+        detail=f"Invalid {exc.field}: {exc.message}",
+        errors=[FieldError(field=exc.field, message=exc.message)],
+        suggestions=exc.suggestions or None,
+    )
+    return problem_response(problem)
+
+
 def _http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
     if status >= 500:
@@ -121,6 +134,7 @@ def _internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> 
 
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     ProblemError: _problem_error_handler,
+    WorkloadError: _workload_error_handler,
     ValidationException: _validation_handler,
     HTTPException: _http_error_handler,
     Exception: _internal_error_handler,
@@ -129,6 +143,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 _DESCRIPTIONS = {
     400: "Invalid input: `errors` names each bad field and says what is wrong.",
     404: "Nothing with that id; `suggestions` lists the closest ids.",
+    413: "The request body is larger than the service accepts.",
     503: "A dependency the operation needs is unavailable; retry after the Retry-After seconds.",
 }
 
@@ -146,6 +161,11 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "status": 404,
         "detail": "No GPU 'h100x' in the catalog. Did you mean h100-sxm?",
         "suggestions": ["h100-sxm"],
+    },
+    413: {
+        "title": "Request Entity Too Large",
+        "status": 413,
+        "detail": "The request body is larger than the service accepts.",
     },
     503: {
         "title": "Service Unavailable",

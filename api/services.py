@@ -18,6 +18,7 @@ from api.storage.catalog_repository import load_catalog
 from api.storage.database import create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
 from domain.catalog import CatalogError
+from domain.estimates import ExchangeRate
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,17 @@ class Services:
         services = cls(settings, engine, cache, await _initial_view(engine))
         _publish(services.view)
         return services
+
+    @property
+    def exchange_rate(self) -> ExchangeRate:
+        """The USD to CNY rate from the settings, as answers state it."""
+        return ExchangeRate(
+            usd_to_cny=self.settings.usd_cny,
+            as_of=self.settings.usd_cny_as_of,
+            source="GPU_ADVISOR_USD_CNY setting"
+            if self.settings.usd_cny != 7.10
+            else "gpu-advisor default rate; set GPU_ADVISOR_USD_CNY and GPU_ADVISOR_USD_CNY_AS_OF",
+        )
 
     async def reload_catalog(self) -> CatalogView:
         """Replace the snapshot with what the database holds now."""

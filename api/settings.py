@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from datetime import date
 
 import msgspec
 
@@ -12,6 +13,21 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
 
 class SettingsError(ValueError):
     """An environment variable holds a value the service cannot use."""
+
+
+def _positive(value: float, name: str) -> float:
+    if value <= 0:
+        raise SettingsError(f"{name} must be positive")
+    return value
+
+
+def _date(raw: str | None, default: date) -> date:
+    if raw is None:
+        return default
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise SettingsError(f"GPU_ADVISOR_USD_CNY_AS_OF={raw!r} is not a date (YYYY-MM-DD)") from None
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -30,6 +46,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     catalog_max_age_s: int = 300
     auto_migrate: bool = True
     log_level: str = "INFO"
+    # CNY figures are USD figures times this rate; every converted answer states the rate and its date.
+    usd_cny: float = 7.10
+    usd_cny_as_of: date = date(2026, 11, 29)
 
     @property
     def is_sqlite(self) -> bool:
@@ -91,4 +110,6 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             catalog_max_age_s=int(number("GPU_ADVISOR_CATALOG_MAX_AGE_S", defaults.catalog_max_age_s, int)),
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
             log_level=(text("GPU_ADVISOR_LOG_LEVEL") or "INFO").upper(),
+            usd_cny=_positive(number("GPU_ADVISOR_USD_CNY", defaults.usd_cny), "GPU_ADVISOR_USD_CNY"),
+            usd_cny_as_of=_date(text("GPU_ADVISOR_USD_CNY_AS_OF"), defaults.usd_cny_as_of),
         )

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Annotated
 
 import msgspec
 
@@ -123,20 +124,20 @@ class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
     """A workload, what the answer may contain and how to rank it."""
 
     workload: Workload
-    constraints: Constraints = Constraints()
+    constraints: Constraints | None = None
     objective: Objective = "balanced"
     currency: Currency = "USD"
     lang: Lang | None = None
-    limit: int = msgspec.field(default=10)
+    limit: Annotated[int, msgspec.Meta(ge=1, le=LIMIT_MAX)] = 10
 
 
 class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
     """A workload on one explicit configuration."""
 
     workload: Workload
-    gpu: str
-    gpu_count: int
-    provider: str | None = None
+    gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    gpu_count: Annotated[int, msgspec.Meta(ge=1, le=4096)]
+    provider: Annotated[str, msgspec.Meta(max_length=64)] | None = None
     pricing: Pricing | None = None
     currency: Currency = "USD"
     lang: Lang | None = None
@@ -206,7 +207,7 @@ class Plan:
         return say(code, self.lang, **figures)
 
 
-def _range(values: dict[Scenario, float], lower_is_better: bool = False) -> Range:
+def _range(values: dict[Scenario, float]) -> Range:
     """Expected from the expected scenario; low/high are the smaller/larger of the two ends of the band."""
     ends = (values["pessimistic"], values["optimistic"])
     return Range(expected=_round(values["expected"]), low=_round(min(ends)), high=_round(max(ends)))
@@ -449,8 +450,8 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     performance = PerformanceEstimate(
         tokens_per_second=_range({s: p.tokens_per_s * replicas for s, p in points.items()}),
         tokens_per_second_per_gpu=_range({s: p.tokens_per_s * replicas / gpus for s, p in points.items()}),
-        ttft_ms=_range({s: p.ttft_s * 1e3 for s, p in points.items()}, lower_is_better=True),
-        tpot_ms=_range({s: p.tpot_s * 1e3 for s, p in points.items()}, lower_is_better=True),
+        ttft_ms=_range({s: p.ttft_s * 1e3 for s, p in points.items()}),
+        tpot_ms=_range({s: p.tpot_s * 1e3 for s, p in points.items()}),
         concurrency=Range(expected=in_flight, low=in_flight, high=in_flight),
         bound=expected.bound,
     )
@@ -705,7 +706,7 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         performance=PerformanceEstimate(
             tokens_per_second=_range({s: r.tokens_per_s for s, r in runs.items()}),
             tokens_per_second_per_gpu=_range({s: r.tokens_per_s / gpus for s, r in runs.items()}),
-            run_hours=_range({s: r.hours for s, r in runs.items()}, lower_is_better=True),
+            run_hours=_range({s: r.hours for s, r in runs.items()}),
             bound=runs["expected"].bound,
         ),
         unmet=unmet,
@@ -1013,7 +1014,7 @@ def recommendation_id(request: RecommendationRequest, catalog_version: str, rate
 def normalise_request(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> RecommendationRequest:
     """The request with every default filled, so equal meaning gives equal ids."""
     resolved = normalise(request.workload, catalog)
-    constraints = request.constraints
+    constraints = request.constraints or Constraints()
     if constraints.pricing is None:
         constraints = msgspec.structs.replace(constraints, pricing=list(DEFAULT_PRICING))
     if not 1 <= request.limit <= LIMIT_MAX:
@@ -1026,7 +1027,7 @@ def recommend(
 ) -> Recommendation:
     """Every GPU allowed by the constraints in its smallest suitable configuration, ranked, with exclusions."""
     normalised = normalise_request(catalog, request, lang)
-    constraints = normalised.constraints
+    constraints = normalised.constraints or Constraints()
     allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
     denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
     _check_providers(catalog, constraints.providers, "constraints.providers")

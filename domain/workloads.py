@@ -40,22 +40,23 @@ class CustomModel(WorkloadSpec, kw_only=True, frozen=True):
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "custom model"
     params_b: Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Total parameters, billions.")]
-    active_params_b: Annotated[
-        float | None, msgspec.Meta(gt=0, le=20_000, description="Parameters active per token (MoE), billions.")
-    ] = None
+    active_params_b: (
+        Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Parameters active per token (MoE), billions.")]
+        | None
+    ) = None
     layers: Annotated[int, msgspec.Meta(ge=1, le=1000)]
     hidden_size: Annotated[int, msgspec.Meta(ge=64, le=131_072)]
     attention_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)]
-    kv_heads: Annotated[int | None, msgspec.Meta(ge=1, le=1024)] = None
-    head_dim: Annotated[int | None, msgspec.Meta(ge=8, le=1024)] = None
-    intermediate_size: Annotated[int | None, msgspec.Meta(ge=1, le=1_000_000)] = None
+    kv_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)] | None = None
+    head_dim: Annotated[int, msgspec.Meta(ge=8, le=1024)] | None = None
+    intermediate_size: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
     vocab_size: Annotated[int, msgspec.Meta(ge=1, le=2_000_000)] = 32_000
     max_context: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 131_072
     attention: Literal["mha", "gqa", "mla"] = "gqa"
-    kv_lora_rank: Annotated[int | None, msgspec.Meta(ge=1, le=65_536)] = None
-    qk_rope_head_dim: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
-    routed_experts: Annotated[int | None, msgspec.Meta(ge=2, le=4096)] = None
-    experts_per_token: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
+    kv_lora_rank: Annotated[int, msgspec.Meta(ge=1, le=65_536)] | None = None
+    qk_rope_head_dim: Annotated[int, msgspec.Meta(ge=1, le=4096)] | None = None
+    routed_experts: Annotated[int, msgspec.Meta(ge=2, le=4096)] | None = None
+    experts_per_token: Annotated[int, msgspec.Meta(ge=1, le=4096)] | None = None
     shared_experts: Annotated[int, msgspec.Meta(ge=0, le=64)] = 0
 
 
@@ -68,8 +69,8 @@ class InferenceWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="inference"
     kv_cache_precision: KvPrecision | None = None
     input_tokens: Tokens = 1024
     output_tokens: Tokens = 256
-    concurrency: Annotated[int | None, msgspec.Meta(ge=1, le=1_000_000)] = None
-    requests_per_second: Annotated[float | None, msgspec.Meta(gt=0, le=1_000_000)] = None
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
+    requests_per_second: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     max_ttft_ms: Milliseconds | None = None
     max_tpot_ms: Milliseconds | None = None
 
@@ -83,7 +84,7 @@ class TrainingWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="training", 
     train_tokens: Annotated[float, msgspec.Meta(ge=1e3, le=1e15, description="Tokens seen in the run.")] = 1e10
     sequence_length: Annotated[int, msgspec.Meta(ge=128, le=1_048_576)] = 4096
     optimizer: Literal["adamw", "adamw_8bit"] = "adamw"
-    target_days: Annotated[float | None, msgspec.Meta(gt=0, le=3650)] = None
+    target_days: Annotated[float, msgspec.Meta(gt=0, le=3650)] | None = None
 
 
 class FineTuningWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="fine_tuning", tag_field="kind"):
@@ -97,7 +98,7 @@ class FineTuningWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="fine_tuni
     train_tokens: Annotated[float, msgspec.Meta(ge=1e3, le=1e13, description="Tokens seen in the run.")] = 1e8
     sequence_length: Annotated[int, msgspec.Meta(ge=128, le=1_048_576)] = 4096
     optimizer: Literal["adamw", "adamw_8bit"] = "adamw"
-    target_hours: Annotated[float | None, msgspec.Meta(gt=0, le=87_600)] = None
+    target_hours: Annotated[float, msgspec.Meta(gt=0, le=87_600)] | None = None
 
 
 class ImageGenerationWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="image_generation", tag_field="kind"):
@@ -106,8 +107,8 @@ class ImageGenerationWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="imag
     model: GpuName = "sdxl"
     width: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
     height: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
-    steps: Annotated[int | None, msgspec.Meta(ge=1, le=1000)] = None
-    images_per_hour: Annotated[float | None, msgspec.Meta(gt=0, le=100_000_000)] = None
+    steps: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
+    images_per_hour: Annotated[float, msgspec.Meta(gt=0, le=100_000_000)] | None = None
     precision: ImagePrecision = "fp16"
 
 
@@ -129,11 +130,11 @@ class Constraints(WorkloadSpec, kw_only=True, frozen=True):
     ecosystems: list[Ecosystem] | None = None
     providers: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=50)] | None = None
     pricing: list[Pricing] | None = None
-    gpu_count: Annotated[int | None, msgspec.Meta(ge=1, le=4096)] = None
+    gpu_count: Annotated[int, msgspec.Meta(ge=1, le=4096)] | None = None
     max_gpus: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 64
     max_nodes: Annotated[int, msgspec.Meta(ge=1, le=512)] = 8
     single_node: bool = False
-    max_usd_per_hour: Annotated[float | None, msgspec.Meta(gt=0, le=10_000_000)] = None
+    max_usd_per_hour: Annotated[float, msgspec.Meta(gt=0, le=10_000_000)] | None = None
     require_offer: bool = True
 
 

@@ -1,0 +1,163 @@
+"""Ranked recommendations: computed once per normalised request and catalog version, stored, cached."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body, Parameter
+
+from api import example_responses, examples
+from api.language import resolve_lang
+from api.problems import ProblemError, not_found, problem_responses
+from api.services import DATABASE_ERRORS, Services
+from api.storage.recommendation_repository import load_recommendation, save_recommendation
+from domain.estimates import Recommendation
+from domain.ranking import RecommendationRequest, normalise_request, recommend, recommendation_id
+
+log = logging.getLogger(__name__)
+
+AnyRequest = Request[Any, Any, Any]
+ID_PATTERN = r"^rec_[0-9a-f]{24}$"
+STORED_HEADER = "X-Recommendation-Stored"
+_encoder = msgspec.json.Encoder()
+
+
+def _examples(kind_examples: dict[str, dict[str, Any]]) -> list[Example]:
+    return [Example(summary=summary, value=value) for summary, value in kind_examples.items()]
+
+
+@post(
+    "/v1/recommendations",
+    operation_id="createRecommendation",
+    summary="Rank GPU options for a workload",
+    description=(
+        "Describe a workload (`kind`: inference, training, fine_tuning or image_generation) and get GPU options "
+        "ranked by `objective` (balanced, cost or speed): for each GPU the smallest configuration that fits and meets "
+        "the targets, the cheapest matching rental offer, costs (per hour, per month, per million output tokens, per "
+        "run or per 1000 images), memory, performance as {expected, low, high} with a confidence label, the "
+        "assumptions, reasons and warnings. GPUs that cannot be options are listed in `excluded` with the reason. "
+        "`summary` is two or three sentences to say to a person, in `lang` (or Accept-Language). The id is "
+        "content-addressed: the same request on the same catalog gives the same id, retrievable with "
+        "getRecommendation from any instance. Unknown model names answer 400 with the closest ids."
+    ),
+    tags=["recommendations"],
+    status_code=200,
+    responses={
+        200: ResponseSpec(
+            Recommendation,
+            generate_examples=False,
+            description="Ranked options (one example per workload kind; `excluded` shortened).",
+            examples=_examples(example_responses.RECOMMENDATIONS),
+        ),
+    }
+    | problem_responses(400, 413),
+)
+async def create_recommendation(
+    request: AnyRequest,
+    services: NamedDependency[Services],
+    data: Annotated[
+        RecommendationRequest,
+        Body(description="The workload, constraints and ranking objective.", examples=_examples(examples.REQUESTS)),
+    ],
+) -> Response[Any]:
+    lang = resolve_lang(data.lang, request.headers.get("accept-language"))
+    view = services.view
+    normalised = normalise_request(view.catalog, data, lang)
+    rate = services.exchange_rate
+    rec_id = recommendation_id(normalised, view.version, rate if normalised.currency == "CNY" else None)
+    headers = {"Location": f"/v1/recommendations/{rec_id}"}
+    body = await services.cache.get(f"rec:{rec_id}")
+    if body is None:
+        stored = await _load(services, rec_id)
+        if stored is not None:
+            body = _encoder.encode(stored)
+        else:
+            result = recommend(view.catalog, normalised, now=datetime.now(UTC), lang=lang, rate=rate)
+            body = _encoder.encode(result)
+            if not await _save(services, result, normalised):
+                headers[STORED_HEADER] = "false"
+        await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
+    return Response(content=body, media_type="application/json", headers=headers)
+
+
+@get(
+    "/v1/recommendations/{recommendation_id:str}",
+    operation_id="getRecommendation",
+    summary="Get a stored recommendation",
+    description=(
+        "A recommendation by the id createRecommendation returned, from any instance and after restarts. "
+        "An unknown id answers 404."
+    ),
+    tags=["recommendations"],
+    responses={
+        200: ResponseSpec(
+            Recommendation,
+            generate_examples=False,
+            description="The stored recommendation.",
+            examples=_examples(dict(list(example_responses.RECOMMENDATIONS.items())[:1])),
+        ),
+    }
+    | problem_responses(400, 404, 503),
+)
+async def get_recommendation(
+    services: NamedDependency[Services],
+    recommendation_id: Annotated[
+        str,
+        Parameter(
+            description="The id createRecommendation returned.",
+            pattern=ID_PATTERN,
+            examples=[Example(value=example_responses.FIRST_ID)],
+        ),
+    ],
+) -> Response[Any]:
+    body = await services.cache.get(f"rec:{recommendation_id}")
+    if body is None:
+        try:
+            async with services.sessions() as session:
+                stored = await load_recommendation(session, recommendation_id)
+        except DATABASE_ERRORS as error:
+            log.warning("could not read recommendation %s: %s", recommendation_id, error)
+            raise ProblemError(
+                503, "Stored recommendations are unavailable right now.", headers={"Retry-After": "5"}
+            ) from None
+        if stored is None:
+            raise not_found("recommendation", recommendation_id, [])
+        body = _encoder.encode(stored)
+        await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+    return Response(content=body, media_type="application/json")
+
+
+async def _load(services: Services, rec_id: str) -> dict[str, Any] | None:
+    try:
+        async with services.sessions() as session:
+            return await load_recommendation(session, rec_id)
+    except DATABASE_ERRORS as error:
+        log.warning("could not look up recommendation %s: %s", rec_id, error)
+        return None
+
+
+async def _save(services: Services, result: Recommendation, request: RecommendationRequest) -> bool:
+    try:
+        async with services.sessions() as session, session.begin():
+            await save_recommendation(
+                session,
+                recommendation_id=result.id,
+                catalog_version=result.catalog_version,
+                request=msgspec.to_builtins(request),
+                response=msgspec.to_builtins(result),
+                created_at=datetime.fromisoformat(result.created_at),
+            )
+    except DATABASE_ERRORS as error:
+        log.warning("could not store recommendation %s: %s", result.id, error)
+        return False
+    return True
+
+
+ROUTES = [create_recommendation, get_recommendation]
