@@ -6,13 +6,16 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from api.settings import Settings, SettingsError
+from domain.catalog import Catalog
 
 DEFAULT_OPENAPI_PATH = Path("openapi/openapi.json")
 
@@ -117,20 +120,9 @@ def openapi(output: Path, check: bool) -> None:
 )
 def gpus(vendor: str | None, sort: str) -> None:
     """Print the GPU catalog as a table."""
-    from api.services import Services
-
-    async def load() -> object:
-        services = await Services.start(_settings())
-        try:
-            return services.view.catalog
-        finally:
-            await services.close()
-
-    from domain.catalog import Catalog
     from domain.compare import half_precision_tflops
 
-    catalog = asyncio.run(load())
-    assert isinstance(catalog, Catalog)
+    catalog = _load_catalog()
     rows = [gpu for gpu in catalog.gpus if vendor is None or gpu.vendor == vendor]
 
     def price(gpu_id: str) -> float | None:
@@ -174,6 +166,253 @@ def gpus(vendor: str | None, sort: str) -> None:
             f"{usd:.2f}" if usd is not None else "-",
         )
     Console(width=int(os.environ.get("COLUMNS", "160"))).print(table)
+
+
+def _load_catalog() -> Catalog:
+    from api.services import Services
+
+    async def load() -> Catalog:
+        services = await Services.start(_settings())
+        try:
+            return services.view.catalog
+        finally:
+            await services.close()
+
+    return asyncio.run(load())
+
+
+_WORKLOAD_OPTIONS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "--kind",
+        {
+            "type": click.Choice(["inference", "training", "fine_tuning", "image_generation"]),
+            "default": "inference",
+            "show_default": True,
+            "help": "Workload kind.",
+        },
+    ),
+    ("--model", {"help": "Catalog model id or alias (e.g. llama-3.1-70b, deepseek-r1, sdxl)."}),
+    ("--precision", {"help": "fp32, bf16, fp16, fp8, int8, int4 or fp4."}),
+    ("--kv-cache-precision", {"help": "KV cache precision (inference)."}),
+    ("--input-tokens", {"type": int, "help": "Input tokens per request (inference)."}),
+    ("--output-tokens", {"type": int, "help": "Output tokens per request (inference)."}),
+    ("--concurrency", {"type": int, "help": "Sequences in flight (inference)."}),
+    ("--requests-per-second", {"type": float, "help": "Request rate to sustain (inference)."}),
+    ("--max-ttft-ms", {"type": float, "help": "Time-to-first-token target (inference)."}),
+    ("--max-tpot-ms", {"type": float, "help": "Time-per-output-token target (inference)."}),
+    ("--train-tokens", {"type": float, "help": "Tokens seen in the run (training, fine-tuning)."}),
+    ("--sequence-length", {"type": int, "help": "Training sequence length."}),
+    ("--target-days", {"type": float, "help": "Finish a training run within this many days."}),
+    ("--target-hours", {"type": float, "help": "Finish a fine-tuning run within this many hours."}),
+    ("--method", {"type": click.Choice(["full", "lora", "qlora"]), "help": "Fine-tuning method."}),
+    ("--lora-rank", {"type": int, "help": "LoRA rank."}),
+    ("--images-per-hour", {"type": float, "help": "Images per hour to sustain (image generation)."}),
+    ("--width", {"type": int, "help": "Image width."}),
+    ("--height", {"type": int, "help": "Image height."}),
+    ("--steps", {"type": int, "help": "Denoising steps."}),
+]
+_FIELDS = {
+    "inference": [
+        "model",
+        "precision",
+        "kv_cache_precision",
+        "input_tokens",
+        "output_tokens",
+        "concurrency",
+        "requests_per_second",
+        "max_ttft_ms",
+        "max_tpot_ms",
+    ],
+    "training": ["model", "precision", "train_tokens", "sequence_length", "target_days"],
+    "fine_tuning": ["model", "precision", "train_tokens", "sequence_length", "method", "lora_rank", "target_hours"],
+    "image_generation": ["model", "precision", "width", "height", "steps", "images_per_hour"],
+}
+
+
+def _workload_options(command: Callable[..., None]) -> Callable[..., None]:
+    for name, options in reversed(_WORKLOAD_OPTIONS):
+        command = click.option(name, **options)(command)
+    return command
+
+
+def _workload(values: dict[str, Any]) -> dict[str, Any]:
+    kind = values["kind"]
+    unused = [
+        f"--{k.replace('_', '-')}"
+        for k, v in values.items()
+        if v is not None and k not in _FIELDS[kind] and k != "kind" and k in _ALL_FIELDS
+    ]
+    if unused:
+        raise click.UsageError(f"{', '.join(unused)} do not apply to --kind {kind}")
+    return {"kind": kind} | {k: values[k] for k in _FIELDS[kind] if values.get(k) is not None}
+
+
+_ALL_FIELDS = {field for fields in _FIELDS.values() for field in fields}
+
+
+def _decode(document: dict[str, Any], target: Any) -> Any:
+    import msgspec
+
+    try:
+        return msgspec.convert(document, target)
+    except msgspec.ValidationError as error:
+        raise click.UsageError(str(error)) from None
+
+
+_HEADERS = {
+    "en": ["#", "GPU", "GPUs", "TPxPPxDP", "offer", "$/hour", "performance", "unit cost", "targets", "score"],
+    "zh": ["#", "GPU", "卡数", "TPxPPxDP", "报价", "每小时", "性能", "单位成本", "目标", "得分"],
+}
+
+
+def _print_options(options: list[Any], lang: str, title: str) -> None:
+    table = Table(title=title)
+    for header in _HEADERS[lang]:
+        table.add_column(header)
+    for option in options:
+        perf = option.performance
+        if perf is None:
+            performance = "-"
+        elif perf.tokens_per_second and perf.tpot_ms:
+            performance = f"{perf.tokens_per_second.expected:,.0f} tok/s, {perf.tpot_ms.expected:.0f} ms/tok"
+        elif perf.run_hours:
+            performance = f"{perf.run_hours.expected:,.1f} h"
+        elif perf.images_per_hour:
+            performance = f"{perf.images_per_hour.expected:,.0f} img/h"
+        else:
+            performance = "-"
+        cost = option.cost
+        unit = "-"
+        if cost is not None:
+            value = cost.per_million_tokens or cost.per_run or cost.per_1000_images
+            suffix = "/M tok" if cost.per_million_tokens else "/run" if cost.per_run else "/1k img"
+            unit = f"{value:,.2f} {cost.currency}{suffix}" if value is not None else "-"
+        par = option.parallelism
+        table.add_row(
+            str(option.rank),
+            option.gpu.name,
+            str(option.gpu_count),
+            f"{par.tensor}x{par.pipeline}x{par.data}",
+            f"{option.offer.provider} {option.offer.pricing}" if option.offer else "-",
+            f"{cost.hourly:,.2f} {cost.currency}" if cost else "-",
+            performance,
+            unit,
+            ("ok" if option.meets_targets else "missed") if option.feasible else "infeasible",
+            f"{option.score:.2f}",
+        )
+    Console(width=int(os.environ.get("COLUMNS", "160"))).print(table)
+
+
+@main.command()
+@_workload_options
+@click.option("--gpus", help="Only these GPUs (comma-separated ids or aliases).")
+@click.option("--vendors", help="Only these vendors (comma-separated: nvidia, amd, intel, huawei).")
+@click.option("--providers", help="Only these providers (comma-separated ids).")
+@click.option("--pricing", help="Allowed pricing models (comma-separated; default on_demand).")
+@click.option("--max-gpus", type=int, help="Largest GPU count to consider.")
+@click.option("--max-usd-per-hour", type=float, help="Budget per hour.")
+@click.option("--objective", type=click.Choice(["balanced", "cost", "speed"]), default="balanced", show_default=True)
+@click.option("--currency", type=click.Choice(["USD", "CNY"]), default="USD", show_default=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON the API returns.")
+def recommend(**values: Any) -> None:
+    """Rank GPU options for a workload."""
+    from datetime import UTC, datetime
+
+    import msgspec
+
+    from domain.ranking import RecommendationRequest
+    from domain.ranking import recommend as rank
+    from domain.workloads import WorkloadError
+
+    def split(name: str) -> list[str] | None:
+        return [part.strip() for part in values[name].split(",")] if values.get(name) else None
+
+    constraints = {
+        key: value
+        for key, value in {
+            "gpus": split("gpus"),
+            "vendors": split("vendors"),
+            "providers": split("providers"),
+            "pricing": split("pricing"),
+            "max_gpus": values["max_gpus"],
+            "max_usd_per_hour": values["max_usd_per_hour"],
+        }.items()
+        if value is not None
+    }
+    request = _decode(
+        {
+            "workload": _workload(values),
+            "constraints": constraints,
+            "objective": values["objective"],
+            "currency": values["currency"],
+            "lang": values["lang"],
+            "limit": values["limit"],
+        },
+        RecommendationRequest,
+    )
+    settings = _settings()
+    catalog = _load_catalog()
+    try:
+        result = rank(catalog, request, now=datetime.now(UTC), lang=values["lang"], rate=_rate(settings))
+    except WorkloadError as error:
+        raise click.UsageError(f"{error.field}: {error.message}") from None
+    if values["as_json"]:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    _print_options(result.options, values["lang"], f"{result.id} (catalog {result.catalog_version})")
+    click.echo(result.summary)
+    for exclusion in result.excluded:
+        click.echo(f"  - {exclusion.gpu}: {exclusion.reason}")
+
+
+@main.command()
+@_workload_options
+@click.option("--gpu", required=True, help="GPU id or alias.")
+@click.option("--count", "gpu_count", type=click.IntRange(1, 4096), required=True, help="Number of GPUs.")
+@click.option("--provider", help="Price with this provider's offers.")
+@click.option("--pricing-model", "pricing", help="on_demand, reserved_1y, reserved_3y, spot or capacity_block.")
+@click.option("--currency", type=click.Choice(["USD", "CNY"]), default="USD", show_default=True)
+@click.option("--lang", type=click.Choice(["en", "zh"]), default="en", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON the API returns.")
+def estimate(**values: Any) -> None:
+    """Estimate a workload on one explicit configuration."""
+    from datetime import UTC, datetime
+
+    import msgspec
+
+    from domain.ranking import EstimateRequest
+    from domain.ranking import estimate as run_estimate
+    from domain.workloads import WorkloadError
+
+    document = {
+        "workload": _workload(values),
+        "gpu": values["gpu"],
+        "gpu_count": values["gpu_count"],
+        "currency": values["currency"],
+        "lang": values["lang"],
+    } | {key: values[key] for key in ("provider", "pricing") if values.get(key)}
+    request = _decode(document, EstimateRequest)
+    settings = _settings()
+    try:
+        option = run_estimate(
+            _load_catalog(), request, now=datetime.now(UTC), lang=values["lang"], rate=_rate(settings)
+        )
+    except WorkloadError as error:
+        raise click.UsageError(f"{error.field}: {error.message}") from None
+    if values["as_json"]:
+        click.echo(msgspec.json.encode(option).decode())
+        return
+    _print_options([option], values["lang"], f"{option.gpu_count}x {option.gpu.name}")
+    for line in option.reasons + option.warnings:
+        click.echo(f"  - {line}")
+
+
+def _rate(settings: Settings) -> Any:
+    from domain.estimates import ExchangeRate
+
+    return ExchangeRate(usd_to_cny=settings.usd_cny, as_of=settings.usd_cny_as_of, source="GPU_ADVISOR_USD_CNY setting")
 
 
 if __name__ == "__main__":

@@ -160,3 +160,27 @@ async def test_database_down_at_start_still_serves_the_reference_catalog() -> No
             "catalog_source": "reference",
             "catalog_version": "",
         }
+
+
+async def test_recommendation_from_one_instance_is_served_by_another(seeded_postgres: str, redis: Redis) -> None:
+    body = {"workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50}}
+    async with AsyncTestClient(app=app_on(seeded_postgres, REDIS_URL)) as first:
+        created = await first.post("/v1/recommendations", json=body)
+    assert created.status_code == 200 and "x-recommendation-stored" not in created.headers
+    rec_id = created.json()["id"]
+    assert await redis.get(f"gpu-advisor:v1:rec:{rec_id}") is not None
+
+    await redis.flushdb()  # another instance after a restart: nothing cached
+    async with AsyncTestClient(app=app_on(seeded_postgres, REDIS_URL)) as second:
+        stored = await second.get(f"/v1/recommendations/{rec_id}")
+        again = await second.post("/v1/recommendations", json=body)
+    assert stored.status_code == 200 and stored.json() == created.json()
+    assert again.json()["created_at"] == created.json()["created_at"]  # served from storage, not recomputed
+
+
+async def test_recommendations_answer_with_redis_down(seeded_postgres: str) -> None:
+    body = {"workload": {"kind": "fine_tuning", "model": "llama-3.1-8b", "method": "qlora"}}
+    async with AsyncTestClient(app=app_on(seeded_postgres, "redis://127.0.0.1:1/0")) as client:
+        created = await client.post("/v1/recommendations", json=body)
+        assert created.status_code == 200
+        assert (await client.get(created.headers["location"])).status_code == 200
