@@ -231,7 +231,7 @@ def _rental(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
 def _no_offer_detail(plan: Plan, gpu: Gpu, per_machine: int) -> str:
     offers = plan.catalog.offers_for_gpu(gpu.id)
     if not offers:
-        return "" if plan.lang == "zh" else " (nobody in the catalog rents it)"
+        return "（目录中没有人出租）" if plan.lang == "zh" else " (nobody in the catalog rents it)"
     allowed = plan.offers(gpu)
     if not allowed:
         models = sorted({o.pricing for o in offers})
