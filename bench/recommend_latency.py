@@ -1,0 +1,548 @@
+"""Latency of recommendations: the domain ranking in-process, and POST/GET /v1/recommendations on a live server.
+
+Run from the repository root:
+
+    uv run python bench/recommend_latency.py                 # fresh SQLite file, in-process cache
+    uv run python bench/recommend_latency.py --domain-requests 1000 --http-requests 2000 --json
+    uv run python bench/recommend_latency.py \\
+        --database-url postgresql+asyncpg://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor \\
+        --redis-url redis://127.0.0.1:6379/0
+
+What it does:
+
+1. domain: ranks the whole reference catalog (`api.storage.reference.load_reference_catalog`) for six
+   representative workloads with `domain.ranking.recommend`, in this process, no HTTP: 20 warm-up calls, then
+   `--domain-requests` timed calls per workload (`time.perf_counter_ns`); prints median, p95, p99 and max in
+   milliseconds, the number of options and exclusions of one result, and the median over all six workloads
+   (the target is a median under 5 ms per request);
+2. HTTP: starts `gpu-advisor serve --workers 1 --migrate` on a free port of 127.0.0.1 as a subprocess
+   (without `--database-url` on a fresh SQLite file in a temporary directory, without `--redis-url` with its
+   in-process cache), waits for `GET /health/ready` (bounded number of tries), then sends sequential requests
+   over one keep-alive connection:
+   - `POST /v1/recommendations` (cached): the same six bodies, cycled, after one warm-up request each;
+   - `POST /v1/recommendations` (uncached): bodies never sent before, alternating the 70B inference with
+     `concurrency` = 32 + i and SDXL with `images_per_hour` = 417 + i; with `--database-url` or `--redis-url`
+     (stores that outlive a run) each body also gets an unreachable, per-run random `max_usd_per_hour`
+     budget so no id was stored by an earlier run (the budget filter never excludes anything);
+   - `GET /v1/recommendations/{id}` cycling over the ids the POSTs returned (served from the response cache);
+   and prints median, p95, p99, max (milliseconds), requests per second and non-200 answers;
+3. stops the server (terminate, then kill after a timeout), also on errors and Ctrl-C.
+
+`--json` prints a JSON document on stdout (the tables then go to stderr). It exits 1 when any measured
+request does not answer 200, and 2 when the server does not come up or answers something unexpected.
+HTTP figures include the client's own time (httpx, one connection, no pipelining); the server's log level
+defaults to WARNING (override with GPU_ADVISOR_LOG_LEVEL) so per-request access logging does not dominate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+
+from api.settings import Settings
+from api.storage.reference import load_reference_catalog
+from domain.estimates import ExchangeRate
+from domain.ranking import RecommendationRequest, recommend
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+
+WORKLOADS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "inference llama-3.1-70b, concurrency 32",
+        {"workload": {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32}},
+    ),
+    (
+        "inference deepseek-r1, concurrency 50",
+        {"workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50}},
+    ),
+    (
+        "training llama-3.1-405b, 1e11 tokens, max 512 GPUs",
+        {
+            "workload": {"kind": "training", "model": "llama-3.1-405b", "train_tokens": 1e11},
+            "constraints": {"max_gpus": 512},
+        },
+    ),
+    (
+        "training llama-3.1-8b, 1e11 tokens, 30 days",
+        {"workload": {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "target_days": 30}},
+    ),
+    (
+        "fine_tuning llama-3.1-70b, lora, 2e8 tokens",
+        {"workload": {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8}},
+    ),
+    (
+        "image_generation sdxl, 417 images/h",
+        {"workload": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417}},
+    ),
+]
+
+DOMAIN_WARMUP = 20
+DOMAIN_TARGET_MEDIAN_MS = 5.0
+MAX_UNCACHED_REQUESTS = 1000  # the ids stay within the server's in-process cache (2048 entries by default)
+UNREACHABLE_BUDGET_USD = 1_000_000.0  # max_usd_per_hour far above any offer: changes the id, not the answer
+
+READY_TRIES = 150
+READY_INTERVAL_S = 0.2
+STOP_TIMEOUT_S = 10.0
+REQUEST_TIMEOUT_S = 30.0
+
+
+class BenchError(RuntimeError):
+    """The benchmark cannot run (the server did not start or answered something unexpected)."""
+
+
+@dataclass(frozen=True)
+class DomainResult:
+    workload: str
+    calls: int
+    median_ms: float
+    p95_ms: float
+    p99_ms: float
+    max_ms: float
+    options: int
+    excluded: int
+
+
+@dataclass(frozen=True)
+class HttpResult:
+    endpoint: str
+    requests: int
+    median_ms: float
+    p95_ms: float
+    p99_ms: float
+    max_ms: float
+    requests_per_s: float
+    non_200: int
+
+
+# --- statistics -------------------------------------------------------------------------------------------------
+
+
+def percentile(ordered: Sequence[int], percent: int) -> int:
+    """Nearest-rank percentile of an ascending sequence (integer ceiling: no float rounding)."""
+    rank = max(1, -(-len(ordered) * percent // 100))
+    return ordered[rank - 1]
+
+
+def ms(nanoseconds: float) -> float:
+    return round(nanoseconds * 1e-6, 3)
+
+
+# --- part 1: the domain, in-process -----------------------------------------------------------------------------
+
+
+def default_rate() -> ExchangeRate:
+    """The rate a server with default settings states (USD answers carry none, but recommend needs one)."""
+    settings = Settings()
+    return ExchangeRate(usd_to_cny=settings.usd_cny, as_of=settings.usd_cny_as_of, source="gpu-advisor default rate")
+
+
+def bench_domain(calls: int) -> tuple[list[DomainResult], dict[str, Any]]:
+    """Per-workload results and the run's facts (catalog, median over all six workloads, target)."""
+    catalog = load_reference_catalog()
+    rate = default_rate()
+    now = datetime.now(UTC)
+    results: list[DomainResult] = []
+    everything: list[int] = []
+    for name, body in WORKLOADS:
+        request = msgspec.convert(body, RecommendationRequest)
+        result = recommend(catalog, request, now=now, lang="en", rate=rate)
+        for _ in range(DOMAIN_WARMUP):
+            recommend(catalog, request, now=now, lang="en", rate=rate)
+        durations: list[int] = []
+        for _ in range(calls):
+            before = time.perf_counter_ns()
+            recommend(catalog, request, now=now, lang="en", rate=rate)
+            durations.append(time.perf_counter_ns() - before)
+        durations.sort()
+        everything.extend(durations)
+        results.append(
+            DomainResult(
+                workload=name,
+                calls=calls,
+                median_ms=ms(statistics.median(durations)),
+                p95_ms=ms(percentile(durations, 95)),
+                p99_ms=ms(percentile(durations, 99)),
+                max_ms=ms(durations[-1]),
+                options=len(result.options),
+                excluded=len(result.excluded),
+            )
+        )
+    overall_median_ms = ms(statistics.median(everything))
+    meta = {
+        "catalog_version": catalog.version,
+        "gpus": len(catalog.gpus),
+        "warmup_per_workload": DOMAIN_WARMUP,
+        "median_ms_all": overall_median_ms,
+        "target_median_ms": DOMAIN_TARGET_MEDIAN_MS,
+        "target_met": overall_median_ms < DOMAIN_TARGET_MEDIAN_MS,
+    }
+    return results, meta
+
+
+# --- part 2: the server (a small copy of bench/catalog_latency.py's start/stop code) ------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(database_url: str, redis_url: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["DATABASE_URL"] = database_url
+    env.pop("REDIS_URL", None)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    env.setdefault("GPU_ADVISOR_LOG_LEVEL", "WARNING")
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    return env
+
+
+def start_server(port: int, env: dict[str, str], log_path: Path, *, migrate: bool) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port), "--workers", "1"]
+    if migrate:  # a fresh file must be migrated and seeded whatever GPU_ADVISOR_AUTO_MIGRATE says
+        command.append("--migrate")
+    with log_path.open("wb") as log:
+        return subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=STOP_TIMEOUT_S)
+
+
+def log_tail(log_path: Path, lines: int = 30) -> str:
+    try:
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "(no server output)"
+    return "\n".join(text.splitlines()[-lines:]) or "(no server output)"
+
+
+def wait_until_ready(client: httpx.Client, process: subprocess.Popen[bytes], log_path: Path) -> dict[str, Any]:
+    last = "no answer"
+    for _ in range(READY_TRIES):
+        if process.poll() is not None:
+            raise BenchError(
+                f"the server exited with code {process.returncode} before it was ready:\n{log_tail(log_path)}"
+            )
+        try:
+            response = client.get("/health/ready", timeout=2.0)
+            if response.status_code == 200:
+                ready: dict[str, Any] = response.json()
+                return ready
+            last = f"HTTP {response.status_code}: {response.text[:200]}"
+        except httpx.TransportError as error:
+            last = f"{type(error).__name__}"
+        time.sleep(READY_INTERVAL_S)
+    raise BenchError(
+        f"the server was not ready after {READY_TRIES * READY_INTERVAL_S:.0f} s (last: {last}):\n{log_tail(log_path)}"
+    )
+
+
+# --- part 2: the requests ---------------------------------------------------------------------------------------
+
+
+def uncached_bodies(count: int, budget: float | None) -> list[dict[str, Any]]:
+    """`count` bodies never sent before: the 70B inference and SDXL alternately, each with a new figure."""
+    inference, sdxl = WORKLOADS[0][1], WORKLOADS[5][1]
+    bodies: list[dict[str, Any]] = []
+    for index in range(count):
+        step = index // 2
+        if index % 2 == 0:
+            workload = {**inference["workload"], "concurrency": 32 + step + 1}
+        else:
+            workload = {**sdxl["workload"], "images_per_hour": 417 + step + 1}
+        body: dict[str, Any] = {"workload": workload}
+        if budget is not None:
+            body["constraints"] = {"max_usd_per_hour": budget}
+        bodies.append(body)
+    assert len({json.dumps(body, sort_keys=True) for body in bodies}) == len(bodies)
+    return bodies
+
+
+def check_recommendation(response: httpx.Response, what: str) -> str:
+    """The id of a well-formed answer; BenchError otherwise."""
+    if response.status_code != 200:
+        raise BenchError(f"{what} answered {response.status_code}: {response.text[:300]}")
+    document = response.json()
+    rec_id = document.get("id")
+    if not isinstance(rec_id, str) or not rec_id.startswith("rec_") or not isinstance(document.get("options"), list):
+        raise BenchError(f"{what} answered without `id` (rec_...) or `options`: {response.text[:300]}")
+    return rec_id
+
+
+def measure(endpoint: str, count: int, send: Callable[[int], httpx.Response]) -> tuple[HttpResult, list[str]]:
+    """Time `send(0)` .. `send(count - 1)`; the result and the ids of the 200 answers (when they have one)."""
+    durations: list[int] = []
+    ids: list[str] = []
+    non_200 = 0
+    started = time.perf_counter_ns()
+    for index in range(count):
+        before = time.perf_counter_ns()
+        response = send(index)
+        durations.append(time.perf_counter_ns() - before)
+        if response.status_code != 200:
+            non_200 += 1
+        elif endpoint.startswith("POST"):
+            ids.append(str(response.json().get("id")))
+    elapsed_ns = time.perf_counter_ns() - started
+    durations.sort()
+    result = HttpResult(
+        endpoint=endpoint,
+        requests=count,
+        median_ms=ms(statistics.median(durations)),
+        p95_ms=ms(percentile(durations, 95)),
+        p99_ms=ms(percentile(durations, 99)),
+        max_ms=ms(durations[-1]),
+        requests_per_s=round(count / (elapsed_ns / 1e9), 1),
+        non_200=non_200,
+    )
+    return result, ids
+
+
+def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[HttpResult], dict[str, Any]]:
+    database_url = args.database_url or f"sqlite+aiosqlite:///{workdir / 'bench.db'}"
+    port = args.port or free_port()
+    log_path = workdir / "server.log"
+    persistent = bool(args.database_url or args.redis_url)
+    budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000 if persistent else None
+    cached = [body for _, body in WORKLOADS]
+    fresh = uncached_bodies(args.uncached_requests, budget)
+    process = start_server(port, server_env(database_url, args.redis_url), log_path, migrate=not args.database_url)
+    try:
+        with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=REQUEST_TIMEOUT_S) as client:
+            ready = wait_until_ready(client, process, log_path)
+
+            ids: list[str] = []
+            for (name, _), body in zip(WORKLOADS, cached, strict=True):  # one warm-up each, checked
+                ids.append(check_recommendation(client.post("/v1/recommendations", json=body), f"POST ({name})"))
+            fetched = client.get(f"/v1/recommendations/{ids[0]}")
+            if check_recommendation(fetched, f"GET /v1/recommendations/{ids[0]}") != ids[0]:
+                raise BenchError(f"GET /v1/recommendations/{ids[0]} answered another id: {fetched.text[:300]}")
+
+            results: list[HttpResult] = []
+            result, _ = measure(
+                "POST /v1/recommendations (cached)",
+                args.http_requests,
+                lambda i: client.post("/v1/recommendations", json=cached[i % len(cached)]),
+            )
+            results.append(result)
+            if fresh:
+                result, fresh_ids = measure(
+                    "POST /v1/recommendations (uncached)",
+                    len(fresh),
+                    lambda i: client.post("/v1/recommendations", json=fresh[i]),
+                )
+                results.append(result)
+                ids.extend(fresh_ids)
+            if args.get_requests:
+                result, _ = measure(
+                    "GET /v1/recommendations/{id}",
+                    args.get_requests,
+                    lambda i: client.get(f"/v1/recommendations/{ids[i % len(ids)]}"),
+                )
+                results.append(result)
+            if process.poll() is not None:
+                raise BenchError(f"the server exited during the run:\n{log_tail(log_path)}")
+    finally:
+        stop_server(process)
+    meta = {
+        "database": database_url.split("://")[0],
+        "cache": f"redis ({ready.get('redis')})" if args.redis_url else "in-process",
+        "server_catalog_version": ready.get("catalog_version"),
+        "ready_status": ready.get("status"),
+        "workers": 1,
+        "uncached_budget_usd_per_hour": budget,
+        "distinct_ids": len(set(ids)),
+    }
+    return results, meta
+
+
+# --- the report -------------------------------------------------------------------------------------------------
+
+
+def render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(cells)
+        ).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)]
+
+
+def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
+    overall_median_ms = meta["median_ms_all"]
+    headers = ["workload", "calls", "median ms", "p95 ms", "p99 ms", "max ms", "options", "excluded"]
+    rows = [
+        [
+            r.workload,
+            str(r.calls),
+            f"{r.median_ms:.3f}",
+            f"{r.p95_ms:.3f}",
+            f"{r.p99_ms:.3f}",
+            f"{r.max_ms:.3f}",
+            str(r.options),
+            str(r.excluded),
+        ]
+        for r in results
+    ]
+    rows.append(["all six", str(sum(r.calls for r in results)), f"{overall_median_ms:.3f}", "", "", "", "", ""])
+    verdict = "met" if overall_median_ms < DOMAIN_TARGET_MEDIAN_MS else "NOT met"
+    return "\n".join(
+        [
+            f"domain.ranking.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
+            f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload",
+            *render(headers, rows),
+            f"target: median < {DOMAIN_TARGET_MEDIAN_MS:g} ms per request ({verdict}: "
+            f"all six {overall_median_ms:.3f} ms, slowest workload {max(r.median_ms for r in results):.3f} ms)",
+        ]
+    )
+
+
+def http_table(results: Sequence[HttpResult], meta: dict[str, Any]) -> str:
+    headers = ["endpoint", "requests", "median ms", "p95 ms", "p99 ms", "max ms", "req/s", "non-200"]
+    rows = [
+        [
+            r.endpoint,
+            str(r.requests),
+            f"{r.median_ms:.3f}",
+            f"{r.p95_ms:.3f}",
+            f"{r.p99_ms:.3f}",
+            f"{r.max_ms:.3f}",
+            f"{r.requests_per_s:.0f}",
+            str(r.non_200),
+        ]
+        for r in results
+    ]
+    return "\n".join(
+        [
+            f"/v1/recommendations: 1 worker, warm, sequential keep-alive requests "
+            f"(database: {meta['database']}, cache: {meta['cache']}, catalog {meta['server_catalog_version']})",
+            *render(headers, rows),
+        ]
+    )
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument(
+        "--domain-requests", type=int, default=300, help="timed domain calls per workload (default 300)"
+    )
+    parser.add_argument("--http-requests", type=int, default=500, help="timed cached POST requests (default 500)")
+    parser.add_argument(
+        "--uncached-requests",
+        type=int,
+        default=200,
+        help=f"timed POST requests with never-sent bodies (default 200, at most {MAX_UNCACHED_REQUESTS})",
+    )
+    parser.add_argument(
+        "--get-requests", type=int, default=200, help="timed GET /v1/recommendations/{id} (default 200)"
+    )
+    parser.add_argument("--skip-http", action="store_true", help="only the in-process domain part")
+    parser.add_argument("--database-url", help="DATABASE_URL for the server (default: a fresh SQLite file)")
+    parser.add_argument("--redis-url", help="REDIS_URL for the server (default: none, in-process cache)")
+    parser.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
+    parser.add_argument("--json", action="store_true", help="print JSON on stdout (the tables go to stderr)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.domain_requests <= 100_000:
+        parser.error("--domain-requests must be between 1 and 100000")
+    if not 1 <= args.http_requests <= 1_000_000:
+        parser.error("--http-requests must be between 1 and 1000000")
+    if not 0 <= args.uncached_requests <= MAX_UNCACHED_REQUESTS:
+        parser.error(f"--uncached-requests must be between 0 and {MAX_UNCACHED_REQUESTS}")
+    if not 0 <= args.get_requests <= 1_000_000:
+        parser.error("--get-requests must be between 0 and 1000000")
+    if args.port is not None and not 1 <= args.port <= 65535:
+        parser.error("--port must be between 1 and 65535")
+    return args
+
+
+def _raise_on_sigterm(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    out = sys.stderr if args.json else sys.stdout
+
+    try:
+        domain_results, domain_meta = bench_domain(args.domain_requests)
+    except (ValueError, msgspec.ValidationError) as error:  # a workload the catalog no longer knows
+        print(f"recommend_latency: the domain part failed: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("recommend_latency: interrupted", file=sys.stderr)
+        return 130
+    print(domain_table(domain_results, domain_meta), file=out, flush=True)
+
+    http_results: list[HttpResult] = []
+    http_meta: dict[str, Any] = {}
+    if not args.skip_http:
+        with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
+            try:
+                http_results, http_meta = bench_http(args, Path(tmp))
+            except BenchError as error:
+                print(f"recommend_latency: {error}", file=sys.stderr)
+                return 2
+            except KeyboardInterrupt:
+                print("recommend_latency: interrupted; the server was stopped", file=sys.stderr)
+                return 130
+        print(file=out)
+        print(http_table(http_results, http_meta), file=out)
+    print(f"python {platform.python_version()} on {platform.system()} {platform.machine()}", file=out)
+
+    if args.json:
+        document = {
+            "meta": {"python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}"},
+            "domain": {"meta": domain_meta, "results": [asdict(r) for r in domain_results]},
+            "http": {"meta": http_meta, "results": [asdict(r) for r in http_results]} if not args.skip_http else None,
+        }
+        print(json.dumps(document, indent=2))
+    failed = [r for r in http_results if r.non_200]
+    if failed:
+        names = ", ".join(f"{r.endpoint} ({r.non_200})" for r in failed)
+        print(f"recommend_latency: non-200 answers: {names}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
