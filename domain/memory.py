@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 
@@ -28,8 +27,6 @@ KV_BYTES: dict[str, float] = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 GPU_MEMORY_UTILIZATION = 0.90
 # Engines cap the sequences in flight (vLLM's max_num_seqs default); offline throughput is quoted at most here.
 MAX_BATCH = 1024
-
-Recompute = Literal["none", "full"]
 
 
 def usable_memory_bytes(gpu: Gpu) -> float:
@@ -182,16 +179,32 @@ class TrainingMemory:
         return self.required_bytes <= self.usable_bytes
 
 
-def activation_bytes(model: LlmModel, sequence_length: int, tensor_parallel: int, recompute: Recompute) -> float:
+def activation_bytes(model: LlmModel, sequence_length: int, tensor_parallel: int, recompute_layers: int) -> float:
     """Activations of one sequence (micro-batch 1) on one GPU, tensor/sequence parallel across tensor_parallel GPUs.
 
-    Korthikanti et al.: with FlashAttention a SwiGLU layer keeps ~43 s h bytes; full recompute keeps 2 s h per layer
-    plus one live layer. Logits add s x vocab x 6 bytes.
+    Korthikanti et al.: with FlashAttention a SwiGLU layer keeps ~43 s h bytes; a fully recomputed layer keeps only
+    its 2 s h input, plus one layer live while it is recomputed (Megatron's recompute-num-layers). Logits add
+    s x vocab x 6 bytes.
     """
     s, h = sequence_length, model.hidden_size
-    per_layer_live = 43.0 * s * h
-    layers = model.layers * per_layer_live if recompute == "none" else model.layers * 2.0 * s * h + per_layer_live
-    return (layers + s * model.vocab_size * 6.0) / tensor_parallel
+    live = 43.0 * s * h
+    kept = (model.layers - recompute_layers) * live + recompute_layers * 2.0 * s * h
+    if recompute_layers:
+        kept += live
+    return (kept + s * model.vocab_size * 6.0) / tensor_parallel
+
+
+def recompute_layers_needed(model: LlmModel, spare_bytes: float, sequence_length: int, tensor_parallel: int) -> int:
+    """The fewest fully recomputed layers that bring activations within `spare_bytes` (layers + 1 if impossible)."""
+    s, h = sequence_length, model.hidden_size
+    if activation_bytes(model, s, tensor_parallel, 0) <= spare_bytes:
+        return 0
+    # Each recomputed layer frees 41 s h bytes; the first also costs one live layer.
+    for_all = activation_bytes(model, s, tensor_parallel, model.layers)
+    if for_all > spare_bytes:
+        return model.layers + 1
+    excess = activation_bytes(model, s, tensor_parallel, 0) + 43.0 * s * h / tensor_parallel - spare_bytes
+    return min(model.layers, max(1, math.ceil(excess / (41.0 * s * h / tensor_parallel))))
 
 
 def training_memory(
@@ -203,7 +216,7 @@ def training_memory(
     sequence_length: int,
     gpus: int,
     tensor_parallel: int,
-    recompute: Recompute,
+    recompute_layers: int,
     lora_rank: int = 16,
 ) -> TrainingMemory:
     """Per-GPU memory with parameters, gradients and optimizer states sharded over all GPUs (ZeRO-3/FSDP)."""
@@ -222,7 +235,7 @@ def training_memory(
         usable_bytes=usable_memory_bytes(gpu) - 2 * GIB,
         weights_bytes=weights,
         optimizer_bytes=optimizer_bytes,
-        activations_bytes=activation_bytes(model, sequence_length, tensor_parallel, recompute),
+        activations_bytes=activation_bytes(model, sequence_length, tensor_parallel, recompute_layers),
     )
 
 
@@ -253,7 +266,7 @@ def diffusion_memory(model: DiffusionModel, gpu: Gpu, precision: str, width: int
     params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
     # Text encoders and the VAE stay in 16-bit when the denoiser is quantised.
     denoiser_bytes = model.denoiser.params_b * 1e9 * BYTES_PER_PARAM[precision]
-    rest_bytes = (params - model.denoiser.params_b) * 1e9 * min(BYTES_PER_PARAM[precision], 2.0)
+    rest_bytes = (params - model.denoiser.params_b) * 1e9 * max(BYTES_PER_PARAM[precision], 2.0)
     activations = 1.5 * GB * diffusion_scale(model, width, height) + 1 * GIB
     return DiffusionMemory(
         usable_bytes=usable_memory_bytes(gpu),

@@ -20,7 +20,6 @@ from domain.efficiency import (
 )
 from domain.memory import (
     BYTES_PER_PARAM,
-    Recompute,
     active_params,
     diffusion_scale,
     experts_touched,
@@ -239,13 +238,14 @@ def training_run(
     gpus: int,
     tensor_parallel: int,
     gpus_per_node: int,
-    recompute: Recompute,
+    recompute_layers: int,
     scenario: Scenario,
 ) -> TrainingRun:
     """T = C / (n x peak x MFU) plus the data-parallel exchange that compute does not hide."""
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "train_mfu").at(scenario) * _tensor_parallel_efficiency(gpu, tensor_parallel)
-    hardware_flops = training_flops_per_token(model, sequence_length) * (8.0 / 6.0 if recompute == "full" else 1.0)
+    # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
+    hardware_flops = training_flops_per_token(model, sequence_length) * (1 + recompute_layers / (3 * model.layers))
     compute_s = train_tokens * hardware_flops / (gpus * peak * 1e12 * mfu)
     if method in ("lora", "qlora"):
         compute_s *= LORA_TIME.at(scenario)

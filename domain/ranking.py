@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 from collections.abc import Callable, Sequence
@@ -46,12 +47,13 @@ from domain.memory import (
     GPU_MEMORY_UTILIZATION,
     MAX_BATCH,
     InferenceMemory,
-    Recompute,
     TrainingMemory,
+    activation_bytes,
     diffusion_memory,
     inference_memory,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
+    recompute_layers_needed,
     runtime_reserve_bytes,
     training_memory,
     usable_memory_bytes,
@@ -578,7 +580,7 @@ def _training_counts(plan: Plan) -> list[int]:
 class _TrainingLayout:
     gpus: int
     tensor: int
-    recompute: Recompute
+    recompute_layers: int
     memory: TrainingMemory
     hours: float
 
@@ -593,36 +595,39 @@ def _training_layout(plan: Plan, gpu: Gpu, gpus: int) -> _TrainingLayout | None:
     for tensor in TENSOR_PARALLEL:
         if tensor > min(gpus, GPUS_PER_NODE) or gpus % tensor or model.attention_heads % tensor:
             continue
-        for recompute in ("none", "full"):
-            memory = training_memory(
-                model,
-                gpu,
-                method=method,
-                optimizer=workload.optimizer,
-                sequence_length=workload.sequence_length,
-                gpus=gpus,
-                tensor_parallel=tensor,
-                recompute=recompute,  # type: ignore[arg-type]
-                lora_rank=rank,
-            )
-            if not memory.fits:
-                continue
-            run = training_run(
-                model,
-                gpu,
-                method=method,
-                precision=workload.precision,
-                train_tokens=workload.train_tokens,
-                sequence_length=workload.sequence_length,
-                gpus=gpus,
-                tensor_parallel=tensor,
-                gpus_per_node=GPUS_PER_NODE,
-                recompute=recompute,  # type: ignore[arg-type]
-                scenario="expected",
-            )
-            if best is None or run.hours < best.hours:
-                best = _TrainingLayout(gpus, tensor, recompute, memory, run.hours)  # type: ignore[arg-type]
-            break
+        states = training_memory(
+            model,
+            gpu,
+            method=method,
+            optimizer=workload.optimizer,
+            sequence_length=workload.sequence_length,
+            gpus=gpus,
+            tensor_parallel=tensor,
+            recompute_layers=0,
+            lora_rank=rank,
+        )
+        spare = states.usable_bytes - states.weights_bytes - states.optimizer_bytes
+        recompute_layers = recompute_layers_needed(model, spare, workload.sequence_length, tensor)
+        if recompute_layers > model.layers:
+            continue
+        memory = dataclasses.replace(
+            states, activations_bytes=activation_bytes(model, workload.sequence_length, tensor, recompute_layers)
+        )
+        run = training_run(
+            model,
+            gpu,
+            method=method,
+            precision=workload.precision,
+            train_tokens=workload.train_tokens,
+            sequence_length=workload.sequence_length,
+            gpus=gpus,
+            tensor_parallel=tensor,
+            gpus_per_node=GPUS_PER_NODE,
+            recompute_layers=recompute_layers,
+            scenario="expected",
+        )
+        if best is None or run.hours < best.hours:
+            best = _TrainingLayout(gpus, tensor, recompute_layers, memory, run.hours)
     return best
 
 
@@ -656,7 +661,7 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
             sequence_length=workload.sequence_length,
             gpus=1,
             tensor_parallel=1,
-            recompute="full",
+            recompute_layers=model.layers,
         ).required_bytes
         raise Excluded("does_not_fit", gpus=largest, needed_gb=needed / GB)
 
@@ -680,7 +685,7 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
             gpus=gpus,
             tensor_parallel=layout.tensor,
             gpus_per_node=GPUS_PER_NODE,
-            recompute=layout.recompute,
+            recompute_layers=layout.recompute_layers,
             scenario=s,
         )
         for s in SCENARIOS
@@ -715,8 +720,12 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     tp_text = recompute_text = ""
     if layout.tensor > 1:
         tp_text = f", tensor parallel {layout.tensor}" if plan.lang == "en" else f"，张量并行 {layout.tensor}"
-    if layout.recompute == "full":
-        recompute_text = ", full activation recompute" if plan.lang == "en" else "，全量激活重计算"
+    if layout.recompute_layers:
+        recompute_text = (
+            f", activations of {layout.recompute_layers} of {model.layers} layers recomputed"
+            if plan.lang == "en"
+            else f"，{model.layers} 层中 {layout.recompute_layers} 层激活重计算"
+        )
     candidate.reasons.append(plan.say("training_layout", gpus=gpus, tp_text=tp_text, recompute_text=recompute_text))
     if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
         candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))
@@ -732,7 +741,11 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         Assumption(
             name="compute",
             value=f"6ND + attention = {per_token:.3g} FLOP per token"
-            + (", x4/3 for full recompute" if layout.recompute == "full" else ""),
+            + (
+                f", x{1 + layout.recompute_layers / (3 * model.layers):.2f} for recomputed layers"
+                if layout.recompute_layers
+                else ""
+            ),
             source="perf-model.md section 3",
         ),
         Assumption(name="train_mfu", value=mfu.describe(), source=mfu.source),
@@ -976,11 +989,11 @@ def _requirements(plan: Plan) -> Requirements:
         )
     if isinstance(workload, ImageGenerationWorkload):
         assert isinstance(model, DiffusionModel) and workload.steps and workload.width and workload.height
-        params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
+        memory = diffusion_memory(model, plan.catalog.gpus[0], workload.precision, workload.width, workload.height)
         flops = image_tflop(model, workload.width, workload.height, workload.steps) * 1e12
         return Requirements(
-            weights_gb=_round(params * 1e9 * BYTES_PER_PARAM[workload.precision] / GB),
-            min_memory_gb=_round(params * 1e9 * BYTES_PER_PARAM[workload.precision] / GB + 2.6),
+            weights_gb=_round(memory.weights_bytes / GB),
+            min_memory_gb=_round(memory.required_bytes / GB),
             flops_per_image=_round(flops),
         )
     assert isinstance(model, LlmModel)
@@ -994,7 +1007,7 @@ def _requirements(plan: Plan) -> Requirements:
         sequence_length=workload.sequence_length,
         gpus=1,
         tensor_parallel=1,
-        recompute="full",
+        recompute_layers=model.layers,
         lora_rank=workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16,
     )
     return Requirements(
