@@ -184,3 +184,27 @@ async def test_estimate_prices_with_the_asked_provider(client: Client) -> None:
     option = await post_json(client, "/v1/estimates", body)
     assert option["offer"]["provider"] == "digitalocean" and option["offer"]["gpus_per_instance"] == 8
     assert option["cost"]["hourly"] == pytest.approx(23.92)
+
+
+async def test_custom_model_is_sized_like_a_catalog_one(client: Client) -> None:
+    custom = {
+        "name": "in-house 13B",
+        "params_b": 13.0,
+        "layers": 40,
+        "hidden_size": 5120,
+        "attention_heads": 40,
+        "attention": "mha",
+        "max_context": 4096,
+    }
+    mine = await post_json(client, "/v1/recommendations", {"workload": {"kind": "inference", "custom_model": custom}})
+    llama = await post_json(client, "/v1/recommendations", {"workload": {"kind": "inference", "model": "llama-2-13b"}})
+    assert mine["requirements"]["weights_gb"] == llama["requirements"]["weights_gb"] == 26.0
+    assert mine["requirements"]["kv_cache_gb_per_request"] == llama["requirements"]["kv_cache_gb_per_request"]
+    assert mine["workload"]["model"] is None and mine["workload"]["custom_model"]["name"] == "in-house 13B"
+
+
+async def test_model_and_custom_model_together_is_a_400(client: Client) -> None:
+    custom = {"params_b": 7, "layers": 32, "hidden_size": 4096, "attention_heads": 32, "kv_heads": 8}
+    body = {"workload": {"kind": "inference", "model": "llama-3.1-8b", "custom_model": custom}}
+    response = await client.post("/v1/recommendations", json=body)
+    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "workload.model"
