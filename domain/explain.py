@@ -294,29 +294,38 @@ def _configuration(option: Option, lang: Lang) -> str:
     return text
 
 
+_SUMMARY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "none": "No GPU in the catalog can run this workload under the constraints. For example, {reasons}",
+        "best": "Best option: {configuration}, {parts}.",
+        "missed": " No configuration meets every target.",
+        "runner_up": " Runner-up: {configuration}.",
+        "excluded": " {count} GPUs were left out; `excluded` says why.",
+        "separator": ", ",
+    },
+    "zh": {
+        "none": "在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}",
+        "best": "首选：{configuration}，{parts}。",
+        "missed": "注意：没有配置能满足全部目标。",
+        "runner_up": "次选：{configuration}。",
+        "excluded": "另有 {count} 种 GPU 被排除（原因见 excluded）。",
+        "separator": "，",
+    },
+}
+
+
 def recommendation_summary(kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang) -> str:
     """Two or three sentences a chatbot can say about a recommendation."""
+    text = _SUMMARY[lang]
     if not options:
-        reasons = "; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3])
-        if lang == "zh":
-            return f"在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}"
-        return f"No GPU in the catalog can run this workload under the constraints. For example, {reasons}"
+        return text["none"].format(reasons="; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3]))
     best = options[0]
     parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
-    if lang == "zh":
-        text = f"首选：{_configuration(best, lang)}，{'，'.join(parts)}。"
-        if not best.meets_targets:
-            text += "注意：没有配置能满足全部目标。"
-        if len(options) > 1:
-            text += f"次选：{_configuration(options[1], lang)}。"
-        if excluded:
-            text += f"另有 {len(excluded)} 种 GPU 被排除（原因见 excluded）。"
-        return text
-    text = f"Best option: {_configuration(best, lang)}, {', '.join(parts)}."
+    summary = text["best"].format(configuration=_configuration(best, lang), parts=text["separator"].join(parts))
     if not best.meets_targets:
-        text += " No configuration meets every target."
+        summary += text["missed"]
     if len(options) > 1:
-        text += f" Runner-up: {_configuration(options[1], lang)}."
+        summary += text["runner_up"].format(configuration=_configuration(options[1], lang))
     if excluded:
-        text += f" {len(excluded)} GPUs were left out; `excluded` says why."
-    return text
+        summary += text["excluded"].format(count=len(excluded))
+    return summary

@@ -96,6 +96,18 @@ def _collectives(model: LlmModel, layers: float) -> float:
     return layers * (2.0 + moe_share)
 
 
+def tensor_parallel_seconds(
+    model: LlmModel, gpu: Gpu, tensor_parallel: int, tokens: float, layers: float, scenario: Scenario
+) -> float:
+    """All-reduces of `tokens` tokens' activations over `layers` layers: ring time alpha + 2(n-1)/n x M / link."""
+    if tensor_parallel == 1:
+        return 0.0
+    link = tensor_link(gpu, tensor_parallel, scenario)
+    message = tokens * model.hidden_size * 2.0
+    ring = 2.0 * (tensor_parallel - 1) / tensor_parallel * message / (link.gbps * 1e9)
+    return _collectives(model, layers) * (link.alpha_s + ring)
+
+
 @dataclass(frozen=True)
 class Step:
     """One decode step of the whole model instance."""
@@ -133,12 +145,7 @@ def decode_step(
     ) / (gpus_per_stage * pipeline)
     t_compute = flops / (peak * 1e12 * factor(gpu, "prefill_mfu").at(scenario))
 
-    t_comm = 0.0
-    if tensor_parallel > 1:
-        link = tensor_link(gpu, tensor_parallel, scenario)
-        message = batch * model.hidden_size * 2.0
-        ring = 2.0 * (tensor_parallel - 1) / tensor_parallel * message / (link.gbps * 1e9)
-        t_comm = _collectives(model, layers) * (link.alpha_s + ring)
+    t_comm = tensor_parallel_seconds(model, gpu, tensor_parallel, batch, layers, scenario)
     floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense").at(scenario)
     stage = max(t_memory, t_compute) + t_comm + layers * floor_us * 1e-6
     seconds = pipeline * stage + (pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
@@ -164,12 +171,7 @@ def prefill_seconds(
     weights = model.params_b * 1e9 * BYTES_PER_PARAM[precision] / gpus
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense").at(scenario)
     t_memory = weights / (gpu.memory_bandwidth_gbps * 1e9 * mbu)
-    t_comm = 0.0
-    if tensor_parallel > 1:
-        link = tensor_link(gpu, tensor_parallel, scenario)
-        message = tokens * model.hidden_size * 2.0
-        ring = 2.0 * (tensor_parallel - 1) / tensor_parallel * message / (link.gbps * 1e9)
-        t_comm = _collectives(model, model.layers) * (link.alpha_s + ring)
+    t_comm = tensor_parallel_seconds(model, gpu, tensor_parallel, tokens, model.layers, scenario)
     return max(t_compute, t_memory) + t_comm, t_compute + t_comm
 
 

@@ -62,6 +62,7 @@ from domain.memory import (
 from domain.performance import (
     WEIGHT_ONLY,
     ServingPoint,
+    TrainingRun,
     compute_tflops,
     image_seconds,
     image_tflop,
@@ -91,6 +92,7 @@ from domain.workloads import (
     WorkloadError,
     WorkloadSpec,
     normalise,
+    unknown_name,
     workload_kind,
 )
 
@@ -613,22 +615,31 @@ def _training_layout(plan: Plan, gpu: Gpu, gpus: int) -> _TrainingLayout | None:
         memory = dataclasses.replace(
             states, activations_bytes=activation_bytes(model, workload.sequence_length, tensor, recompute_layers)
         )
-        run = training_run(
-            model,
-            gpu,
-            method=method,
-            precision=workload.precision,
-            train_tokens=workload.train_tokens,
-            sequence_length=workload.sequence_length,
-            gpus=gpus,
-            tensor_parallel=tensor,
-            gpus_per_node=GPUS_PER_NODE,
-            recompute_layers=recompute_layers,
-            scenario="expected",
-        )
+        run = _training_run(plan, gpu, gpus, tensor, recompute_layers, "expected")
         if best is None or run.hours < best.hours:
             best = _TrainingLayout(gpus, tensor, recompute_layers, memory, run.hours)
     return best
+
+
+def _training_run(
+    plan: Plan, gpu: Gpu, gpus: int, tensor: int, recompute_layers: int, scenario: Scenario
+) -> TrainingRun:
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
+    return training_run(
+        model,
+        gpu,
+        method=workload.method if isinstance(workload, FineTuningWorkload) else "full",
+        precision=workload.precision,
+        train_tokens=workload.train_tokens,
+        sequence_length=workload.sequence_length,
+        gpus=gpus,
+        tensor_parallel=tensor,
+        gpus_per_node=GPUS_PER_NODE,
+        recompute_layers=recompute_layers,
+        scenario=scenario,
+    )
 
 
 def _target_hours(workload: TrainingWorkload | FineTuningWorkload) -> tuple[float | None, str]:
@@ -673,23 +684,7 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     nodes = _nodes(rental, gpus)
     _check_limits(plan, gpus, nodes)
 
-    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
-    runs = {
-        s: training_run(
-            model,
-            gpu,
-            method=method,
-            precision=workload.precision,
-            train_tokens=workload.train_tokens,
-            sequence_length=workload.sequence_length,
-            gpus=gpus,
-            tensor_parallel=layout.tensor,
-            gpus_per_node=GPUS_PER_NODE,
-            recompute_layers=layout.recompute_layers,
-            scenario=s,
-        )
-        for s in SCENARIOS
-    }
+    runs = {s: _training_run(plan, gpu, gpus, layout.tensor, layout.recompute_layers, s) for s in SCENARIOS}
     unmet = [target_name] if target is not None and runs["expected"].hours > target else []
     mem = layout.memory
     capacity = mem.usable_bytes * gpus
@@ -945,9 +940,7 @@ def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: st
     for name in names:
         gpu = catalog.gpu(name)
         if gpu is None:
-            suggestions = catalog.suggest("gpu", name)
-            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-            raise WorkloadError(field_name, f"no GPU {name!r} in the catalog{hint}", suggestions)
+            raise unknown_name(catalog, "gpu", name, field_name)
         ids.add(gpu.id)
     return ids
 
@@ -1135,9 +1128,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
     resolved = normalise(request.workload, catalog)
     gpu = catalog.gpu(request.gpu)
     if gpu is None:
-        suggestions = catalog.suggest("gpu", request.gpu)
-        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-        raise WorkloadError("gpu", f"no GPU {request.gpu!r} in the catalog{hint}", suggestions)
+        raise unknown_name(catalog, "gpu", request.gpu, "gpu")
     providers = [request.provider] if request.provider else None
     _check_providers(catalog, providers, "provider")
     constraints = Constraints(

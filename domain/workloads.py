@@ -151,6 +151,14 @@ class WorkloadError(ValueError):
         self.suggestions = suggestions or []
 
 
+def unknown_name(catalog: Catalog, kind: Literal["gpu", "model"], name: str, field: str) -> WorkloadError:
+    """The 400 for a name the catalog does not know, with the closest ids."""
+    suggestions = catalog.suggest(kind, name)
+    hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+    label = "GPU" if kind == "gpu" else "model"
+    return WorkloadError(field, f"no {label} {name!r} in the catalog{hint}", suggestions)
+
+
 @dataclass(frozen=True)
 class Resolved:
     """A workload with every default filled and its model looked up."""
@@ -224,9 +232,7 @@ def _llm(workload: LlmWorkload, catalog: Catalog) -> LlmModel:
     assert workload.model is not None
     model = catalog.model(workload.model)
     if model is None:
-        suggestions = catalog.suggest("model", workload.model)
-        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-        raise WorkloadError("workload.model", f"no model {workload.model!r} in the catalog{hint}", suggestions)
+        raise unknown_name(catalog, "model", workload.model, "workload.model")
     if not isinstance(model, LlmModel):
         raise WorkloadError("workload.model", f"{model.id} is an image model: describe it with kind 'image_generation'")
     return model
@@ -241,9 +247,7 @@ def normalise(workload: Workload, catalog: Catalog) -> Resolved:
     if isinstance(workload, ImageGenerationWorkload):
         model = catalog.model(workload.model)
         if model is None:
-            suggestions = catalog.suggest("model", workload.model)
-            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-            raise WorkloadError("workload.model", f"no model {workload.model!r} in the catalog{hint}", suggestions)
+            raise unknown_name(catalog, "model", workload.model, "workload.model")
         if not isinstance(model, DiffusionModel):
             raise WorkloadError("workload.model", f"{model.id} is a language model: use kind 'inference'")
         filled = msgspec.structs.replace(workload, model=model.id, steps=workload.steps or model.default_steps)

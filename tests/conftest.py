@@ -20,7 +20,7 @@ from api.app import create_app
 from api.settings import Settings
 from api.storage.bootstrap import migrate_and_seed
 from api.storage.reference import load_reference_catalog
-from domain.catalog import Catalog
+from domain.catalog import Catalog, Gpu, LlmModel
 
 # CI sets this so that a missing PostgreSQL or Redis fails the run instead of silently skipping tests.
 REQUIRE_SERVICES = os.environ.get("GPU_ADVISOR_REQUIRE_SERVICES") == "1"
@@ -45,6 +45,20 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def reference() -> Catalog:
     return load_reference_catalog()
+
+
+def llm(catalog: Catalog, model_id: str) -> LlmModel:
+    """A catalog language model, asserting it exists and is one."""
+    model = catalog.model(model_id)
+    assert isinstance(model, LlmModel), model_id
+    return model
+
+
+def gpu(catalog: Catalog, gpu_id: str) -> Gpu:
+    """A catalog GPU, asserting it exists."""
+    found = catalog.gpu(gpu_id)
+    assert found is not None, gpu_id
+    return found
 
 
 def sqlite_url(folder: Path) -> str:

@@ -12,23 +12,12 @@ from typing import Any
 
 import pytest
 
-from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
+from domain.catalog import Catalog, DiffusionModel
 from domain.memory import MAX_BATCH, inference_memory, recompute_layers_needed, training_memory
 from domain.performance import image_seconds, serving_point, training_run
+from tests.conftest import gpu, llm
 
 TOLERANCE = 0.25
-
-
-def llm(catalog: Catalog, model_id: str) -> LlmModel:
-    model = catalog.model(model_id)
-    assert isinstance(model, LlmModel), model_id
-    return model
-
-
-def gpu(catalog: Catalog, gpu_id: str) -> Gpu:
-    found = catalog.gpu(gpu_id)
-    assert found is not None, gpu_id
-    return found
 
 
 # ---------------------------------------------------------------- predictions

@@ -6,26 +6,15 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from domain.catalog import Catalog, Gpu, LlmModel
+from domain.catalog import Catalog
 from domain.estimates import ExchangeRate
 from domain.memory import GB, inference_memory
 from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.workloads import InferenceWorkload, WorkloadError
+from tests.conftest import gpu, llm
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 29), source="test")
-
-
-def llm(catalog: Catalog, model_id: str) -> LlmModel:
-    model = catalog.model(model_id)
-    assert isinstance(model, LlmModel), model_id
-    return model
-
-
-def gpu(catalog: Catalog, gpu_id: str) -> Gpu:
-    found = catalog.gpu(gpu_id)
-    assert found is not None, gpu_id
-    return found
 
 
 def fits(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
+from domain.catalog import Catalog, DiffusionModel
 from domain.memory import (
     GIB,
     diffusion_memory,
@@ -18,19 +18,7 @@ from domain.memory import (
     usable_memory_bytes,
     weights_bytes,
 )
-
-
-def llm(catalog: Catalog, model_id: str) -> LlmModel:
-    model = catalog.model(model_id)
-    assert isinstance(model, LlmModel), model_id
-    return model
-
-
-def gpu(catalog: Catalog, gpu_id: str) -> Gpu:
-    found = catalog.gpu(gpu_id)
-    assert found is not None, gpu_id
-    return found
-
+from tests.conftest import gpu, llm
 
 # ---------------------------------------------------------------- weights
 
