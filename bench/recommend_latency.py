@@ -38,15 +38,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -55,15 +49,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import live_server
 import msgspec
 
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
 from domain.estimates import ExchangeRate
 from domain.ranking import RecommendationRequest, recommend
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"
 
 WORKLOADS: list[tuple[str, dict[str, Any]]] = [
     (
@@ -100,14 +92,7 @@ DOMAIN_TARGET_MEDIAN_MS = 5.0
 MAX_UNCACHED_REQUESTS = 1000  # the ids stay within the server's in-process cache (2048 entries by default)
 UNREACHABLE_BUDGET_USD = 1_000_000.0  # max_usd_per_hour far above any offer: changes the id, not the answer
 
-READY_TRIES = 150
-READY_INTERVAL_S = 0.2
-STOP_TIMEOUT_S = 10.0
 REQUEST_TIMEOUT_S = 30.0
-
-
-class BenchError(RuntimeError):
-    """The benchmark cannot run (the server did not start or answered something unexpected)."""
 
 
 @dataclass(frozen=True)
@@ -120,31 +105,6 @@ class DomainResult:
     max_ms: float
     options: int
     excluded: int
-
-
-@dataclass(frozen=True)
-class HttpResult:
-    endpoint: str
-    requests: int
-    median_ms: float
-    p95_ms: float
-    p99_ms: float
-    max_ms: float
-    requests_per_s: float
-    non_200: int
-
-
-# --- statistics -------------------------------------------------------------------------------------------------
-
-
-def percentile(ordered: Sequence[int], percent: int) -> int:
-    """Nearest-rank percentile of an ascending sequence (integer ceiling: no float rounding)."""
-    rank = max(1, -(-len(ordered) * percent // 100))
-    return ordered[rank - 1]
-
-
-def ms(nanoseconds: float) -> float:
-    return round(nanoseconds * 1e-6, 3)
 
 
 # --- part 1: the domain, in-process -----------------------------------------------------------------------------
@@ -179,15 +139,15 @@ def bench_domain(calls: int) -> tuple[list[DomainResult], dict[str, Any]]:
             DomainResult(
                 workload=name,
                 calls=calls,
-                median_ms=ms(statistics.median(durations)),
-                p95_ms=ms(percentile(durations, 95)),
-                p99_ms=ms(percentile(durations, 99)),
-                max_ms=ms(durations[-1]),
+                median_ms=live_server.ms(statistics.median(durations)),
+                p95_ms=live_server.ms(live_server.percentile(durations, 95)),
+                p99_ms=live_server.ms(live_server.percentile(durations, 99)),
+                max_ms=live_server.ms(durations[-1]),
                 options=len(result.options),
                 excluded=len(result.excluded),
             )
         )
-    overall_median_ms = ms(statistics.median(everything))
+    overall_median_ms = live_server.ms(statistics.median(everything))
     meta = {
         "catalog_version": catalog.version,
         "gpus": len(catalog.gpus),
@@ -197,81 +157,6 @@ def bench_domain(calls: int) -> tuple[list[DomainResult], dict[str, Any]]:
         "target_met": overall_median_ms < DOMAIN_TARGET_MEDIAN_MS,
     }
     return results, meta
-
-
-# --- part 2: the server (a small copy of bench/catalog_latency.py's start/stop code) ------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-def server_env(database_url: str, redis_url: str | None) -> dict[str, str]:
-    env = dict(os.environ)
-    env["DATABASE_URL"] = database_url
-    env.pop("REDIS_URL", None)
-    if redis_url:
-        env["REDIS_URL"] = redis_url
-    env.setdefault("GPU_ADVISOR_LOG_LEVEL", "WARNING")
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    return env
-
-
-def start_server(port: int, env: dict[str, str], log_path: Path, *, migrate: bool) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port), "--workers", "1"]
-    if migrate:  # a fresh file must be migrated and seeded whatever GPU_ADVISOR_AUTO_MIGRATE says
-        command.append("--migrate")
-    with log_path.open("wb") as log:
-        return subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-
-
-def stop_server(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=STOP_TIMEOUT_S)
-
-
-def log_tail(log_path: Path, lines: int = 30) -> str:
-    try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return "(no server output)"
-    return "\n".join(text.splitlines()[-lines:]) or "(no server output)"
-
-
-def wait_until_ready(client: httpx.Client, process: subprocess.Popen[bytes], log_path: Path) -> dict[str, Any]:
-    last = "no answer"
-    for _ in range(READY_TRIES):
-        if process.poll() is not None:
-            raise BenchError(
-                f"the server exited with code {process.returncode} before it was ready:\n{log_tail(log_path)}"
-            )
-        try:
-            response = client.get("/health/ready", timeout=2.0)
-            if response.status_code == 200:
-                ready: dict[str, Any] = response.json()
-                return ready
-            last = f"HTTP {response.status_code}: {response.text[:200]}"
-        except httpx.TransportError as error:
-            last = f"{type(error).__name__}"
-        time.sleep(READY_INTERVAL_S)
-    raise BenchError(
-        f"the server was not ready after {READY_TRIES * READY_INTERVAL_S:.0f} s (last: {last}):\n{log_tail(log_path)}"
-    )
 
 
 # --- part 2: the requests ---------------------------------------------------------------------------------------
@@ -298,15 +183,17 @@ def uncached_bodies(count: int, budget: float | None) -> list[dict[str, Any]]:
 def check_recommendation(response: httpx.Response, what: str) -> str:
     """The id of a well-formed answer; BenchError otherwise."""
     if response.status_code != 200:
-        raise BenchError(f"{what} answered {response.status_code}: {response.text[:300]}")
+        raise live_server.BenchError(f"{what} answered {response.status_code}: {response.text[:300]}")
     document = response.json()
     rec_id = document.get("id")
     if not isinstance(rec_id, str) or not rec_id.startswith("rec_") or not isinstance(document.get("options"), list):
-        raise BenchError(f"{what} answered without `id` (rec_...) or `options`: {response.text[:300]}")
+        raise live_server.BenchError(f"{what} answered without `id` (rec_...) or `options`: {response.text[:300]}")
     return rec_id
 
 
-def measure(endpoint: str, count: int, send: Callable[[int], httpx.Response]) -> tuple[HttpResult, list[str]]:
+def measure(
+    endpoint: str, count: int, send: Callable[[int], httpx.Response]
+) -> tuple[live_server.HttpResult, list[str]]:
     """Time `send(0)` .. `send(count - 1)`; the result and the ids of the 200 answers (when they have one)."""
     durations: list[int] = []
     ids: list[str] = []
@@ -321,72 +208,50 @@ def measure(endpoint: str, count: int, send: Callable[[int], httpx.Response]) ->
         elif endpoint.startswith("POST"):
             ids.append(str(response.json().get("id")))
     elapsed_ns = time.perf_counter_ns() - started
-    durations.sort()
-    result = HttpResult(
-        endpoint=endpoint,
-        requests=count,
-        median_ms=ms(statistics.median(durations)),
-        p95_ms=ms(percentile(durations, 95)),
-        p99_ms=ms(percentile(durations, 99)),
-        max_ms=ms(durations[-1]),
-        requests_per_s=round(count / (elapsed_ns / 1e9), 1),
-        non_200=non_200,
-    )
-    return result, ids
+    return live_server.summarize(endpoint, durations, elapsed_ns, non_200), ids
 
 
-def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[HttpResult], dict[str, Any]]:
-    database_url = args.database_url or f"sqlite+aiosqlite:///{workdir / 'bench.db'}"
-    port = args.port or free_port()
-    log_path = workdir / "server.log"
+def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[live_server.HttpResult], dict[str, Any]]:
     persistent = bool(args.database_url or args.redis_url)
     budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000 if persistent else None
     cached = [body for _, body in WORKLOADS]
     fresh = uncached_bodies(args.uncached_requests, budget)
-    process = start_server(port, server_env(database_url, args.redis_url), log_path, migrate=not args.database_url)
-    try:
-        with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=REQUEST_TIMEOUT_S) as client:
-            ready = wait_until_ready(client, process, log_path)
+    with live_server.running(
+        workdir, database_url=args.database_url, redis_url=args.redis_url, port=args.port, timeout_s=REQUEST_TIMEOUT_S
+    ) as server:
+        client = server.client
 
-            ids: list[str] = []
-            for (name, _), body in zip(WORKLOADS, cached, strict=True):  # one warm-up each, checked
-                ids.append(check_recommendation(client.post("/v1/recommendations", json=body), f"POST ({name})"))
-            fetched = client.get(f"/v1/recommendations/{ids[0]}")
-            if check_recommendation(fetched, f"GET /v1/recommendations/{ids[0]}") != ids[0]:
-                raise BenchError(f"GET /v1/recommendations/{ids[0]} answered another id: {fetched.text[:300]}")
+        ids: list[str] = []
+        for (name, _), body in zip(WORKLOADS, cached, strict=True):  # one warm-up each, checked
+            ids.append(check_recommendation(client.post("/v1/recommendations", json=body), f"POST ({name})"))
+        fetched = client.get(f"/v1/recommendations/{ids[0]}")
+        if check_recommendation(fetched, f"GET /v1/recommendations/{ids[0]}") != ids[0]:
+            raise live_server.BenchError(f"GET /v1/recommendations/{ids[0]} answered another id: {fetched.text[:300]}")
 
-            results: list[HttpResult] = []
-            result, _ = measure(
-                "POST /v1/recommendations (cached)",
-                args.http_requests,
-                lambda i: client.post("/v1/recommendations", json=cached[i % len(cached)]),
+        results: list[live_server.HttpResult] = []
+        result, _ = measure(
+            "POST /v1/recommendations (cached)",
+            args.http_requests,
+            lambda i: client.post("/v1/recommendations", json=cached[i % len(cached)]),
+        )
+        results.append(result)
+        if fresh:
+            result, fresh_ids = measure(
+                "POST /v1/recommendations (uncached)",
+                len(fresh),
+                lambda i: client.post("/v1/recommendations", json=fresh[i]),
             )
             results.append(result)
-            if fresh:
-                result, fresh_ids = measure(
-                    "POST /v1/recommendations (uncached)",
-                    len(fresh),
-                    lambda i: client.post("/v1/recommendations", json=fresh[i]),
-                )
-                results.append(result)
-                ids.extend(fresh_ids)
-            if args.get_requests:
-                result, _ = measure(
-                    "GET /v1/recommendations/{id}",
-                    args.get_requests,
-                    lambda i: client.get(f"/v1/recommendations/{ids[i % len(ids)]}"),
-                )
-                results.append(result)
-            if process.poll() is not None:
-                raise BenchError(f"the server exited during the run:\n{log_tail(log_path)}")
-    finally:
-        stop_server(process)
+            ids.extend(fresh_ids)
+        if args.get_requests:
+            result, _ = measure(
+                "GET /v1/recommendations/{id}",
+                args.get_requests,
+                lambda i: client.get(f"/v1/recommendations/{ids[i % len(ids)]}"),
+            )
+            results.append(result)
     meta = {
-        "database": database_url.split("://")[0],
-        "cache": f"redis ({ready.get('redis')})" if args.redis_url else "in-process",
-        "server_catalog_version": ready.get("catalog_version"),
-        "ready_status": ready.get("status"),
-        "workers": 1,
+        **server.facts("server_catalog_version"),
         "uncached_budget_usd_per_hour": budget,
         "distinct_ids": len(set(ids)),
     }
@@ -394,17 +259,6 @@ def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[HttpResult
 
 
 # --- the report -------------------------------------------------------------------------------------------------
-
-
-def render(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) for i in range(len(headers))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(cells)
-        ).rstrip()
-
-    return [line(headers), line(["-" * w for w in widths]), *(line(row) for row in rows)]
 
 
 def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
@@ -429,33 +283,19 @@ def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
         [
             f"domain.ranking.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
             f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload",
-            *render(headers, rows),
+            *live_server.render(headers, rows),
             f"target: median < {DOMAIN_TARGET_MEDIAN_MS:g} ms per request ({verdict}: "
             f"all six {overall_median_ms:.3f} ms, slowest workload {max(r.median_ms for r in results):.3f} ms)",
         ]
     )
 
 
-def http_table(results: Sequence[HttpResult], meta: dict[str, Any]) -> str:
-    headers = ["endpoint", "requests", "median ms", "p95 ms", "p99 ms", "max ms", "req/s", "non-200"]
-    rows = [
-        [
-            r.endpoint,
-            str(r.requests),
-            f"{r.median_ms:.3f}",
-            f"{r.p95_ms:.3f}",
-            f"{r.p99_ms:.3f}",
-            f"{r.max_ms:.3f}",
-            f"{r.requests_per_s:.0f}",
-            str(r.non_200),
-        ]
-        for r in results
-    ]
+def http_table(results: Sequence[live_server.HttpResult], meta: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"/v1/recommendations: 1 worker, warm, sequential keep-alive requests "
             f"(database: {meta['database']}, cache: {meta['cache']}, catalog {meta['server_catalog_version']})",
-            *render(headers, rows),
+            *live_server.http_table_lines(results),
         ]
     )
 
@@ -476,9 +316,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--get-requests", type=int, default=200, help="timed GET /v1/recommendations/{id} (default 200)"
     )
     parser.add_argument("--skip-http", action="store_true", help="only the in-process domain part")
-    parser.add_argument("--database-url", help="DATABASE_URL for the server (default: a fresh SQLite file)")
-    parser.add_argument("--redis-url", help="REDIS_URL for the server (default: none, in-process cache)")
-    parser.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
+    live_server.add_server_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the tables go to stderr)")
     args = parser.parse_args(argv)
     if not 1 <= args.domain_requests <= 100_000:
@@ -489,18 +327,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--uncached-requests must be between 0 and {MAX_UNCACHED_REQUESTS}")
     if not 0 <= args.get_requests <= 1_000_000:
         parser.error("--get-requests must be between 0 and 1000000")
-    if args.port is not None and not 1 <= args.port <= 65535:
-        parser.error("--port must be between 1 and 65535")
+    live_server.check_server_options(parser, args)
     return args
-
-
-def _raise_on_sigterm(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    live_server.exit_on_sigterm()
     out = sys.stderr if args.json else sys.stdout
 
     try:
@@ -513,35 +346,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     print(domain_table(domain_results, domain_meta), file=out, flush=True)
 
-    http_results: list[HttpResult] = []
+    http_results: list[live_server.HttpResult] = []
     http_meta: dict[str, Any] = {}
     if not args.skip_http:
-        with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
-            try:
-                http_results, http_meta = bench_http(args, Path(tmp))
-            except BenchError as error:
-                print(f"recommend_latency: {error}", file=sys.stderr)
-                return 2
-            except KeyboardInterrupt:
-                print("recommend_latency: interrupted; the server was stopped", file=sys.stderr)
-                return 130
+        outcome = live_server.run_in_workdir("recommend_latency", lambda workdir: bench_http(args, workdir))
+        if isinstance(outcome, int):
+            return outcome
+        http_results, http_meta = outcome
         print(file=out)
         print(http_table(http_results, http_meta), file=out)
-    print(f"python {platform.python_version()} on {platform.system()} {platform.machine()}", file=out)
+    facts = live_server.platform_facts()
+    print(f"python {facts['python']} on {facts['platform']}", file=out)
 
     if args.json:
         document = {
-            "meta": {"python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}"},
+            "meta": facts,
             "domain": {"meta": domain_meta, "results": [asdict(r) for r in domain_results]},
             "http": {"meta": http_meta, "results": [asdict(r) for r in http_results]} if not args.skip_http else None,
         }
         print(json.dumps(document, indent=2))
-    failed = [r for r in http_results if r.non_200]
-    if failed:
-        names = ", ".join(f"{r.endpoint} ({r.non_200})" for r in failed)
-        print(f"recommend_latency: non-200 answers: {names}", file=sys.stderr)
-        return 1
-    return 0
+    return live_server.non_200_exit("recommend_latency", http_results)
 
 
 if __name__ == "__main__":
