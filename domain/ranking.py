@@ -197,8 +197,14 @@ class Plan:
     constraints: Constraints
     lang: Lang
     today: date
-    pricing: tuple[str, ...]
-    fixed_count: int | None = None
+
+    @property
+    def pricing(self) -> tuple[str, ...]:
+        return tuple(self.constraints.pricing or DEFAULT_PRICING)
+
+    @property
+    def fixed_count(self) -> int | None:
+        return self.constraints.gpu_count
 
     @property
     def kind(self) -> str:
@@ -1037,15 +1043,8 @@ def recommend(
     allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
     denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
     _check_providers(catalog, constraints.providers, "constraints.providers")
-    plan = Plan(
-        catalog=catalog,
-        resolved=Resolved(normalised.workload, normalise(normalised.workload, catalog).model),
-        constraints=constraints,
-        lang=lang,
-        today=now.date(),
-        pricing=tuple(constraints.pricing or DEFAULT_PRICING),
-        fixed_count=constraints.gpu_count,
-    )
+    resolved = Resolved(normalised.workload, normalise(normalised.workload, catalog).model)
+    plan = Plan(catalog=catalog, resolved=resolved, constraints=constraints, lang=lang, today=now.date())
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
     costs: list[Cost | None] = []
@@ -1139,15 +1138,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
         max_nodes=512,
         require_offer=False,
     )
-    plan = Plan(
-        catalog=catalog,
-        resolved=resolved,
-        constraints=constraints,
-        lang=lang,
-        today=now.date(),
-        pricing=tuple(constraints.pricing or DEFAULT_PRICING),
-        fixed_count=request.gpu_count,
-    )
+    plan = Plan(catalog=catalog, resolved=resolved, constraints=constraints, lang=lang, today=now.date())
     money = Money(currency=request.currency, rate=rate)
     try:
         candidate = PLANNERS[plan.kind](plan, gpu)
@@ -1163,9 +1154,7 @@ def _infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Optio
     reasons = [plan.say(reason.code, **reason.figures)]
     smallest = msgspec.structs.replace(plan.constraints, gpu_count=None, max_gpus=512, require_offer=False)
     try:
-        fitting = PLANNERS[plan.kind](
-            Plan(plan.catalog, plan.resolved, smallest, plan.lang, plan.today, plan.pricing), gpu
-        )
+        fitting = PLANNERS[plan.kind](dataclasses.replace(plan, constraints=smallest), gpu)
         reasons.append(
             plan.say(
                 "needs_at_least",
