@@ -8,15 +8,17 @@ from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
-from litestar.datastructures import State
+from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
-from litestar.openapi.spec import Server, Tag
+from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.plugins.prometheus import PrometheusConfig
+from litestar.types import Message, Scope
 
+from api.auth import API_KEY_HEADER
 from api.problems import EXCEPTION_HANDLERS
-from api.routes import catalog, estimates, health, recommendations
+from api.routes import catalog, estimates, health, prices, recommendations, tco
 from api.services import Services
 from api.settings import Settings
 
@@ -30,6 +32,19 @@ dated rental offers and workload model architectures. Every record names its sou
 Errors are RFC 9457 `application/problem+json` documents with `errors` naming each bad field.
 Catalog reads carry an ETag and Cache-Control and answer 304 to a matching If-None-Match.
 """
+
+
+async def _allow_header(message: Message, scope: Scope) -> None:
+    # Litestar answers OPTIONS for a path from the first handler registered on it, so PUT and DELETE on one path
+    # would advertise only PUT; rebuild Allow from every handler the path has.
+    if message["type"] != "http.response.start" or scope.get("method") != "OPTIONS":
+        return
+    handler = scope.get("route_handler")
+    method_map = scope["app"].route_handler_method_map
+    methods = sorted({m for path in getattr(handler, "paths", ()) for m in method_map.get(path, {})})
+    if methods:
+        headers = MutableScopeHeaders.from_message(message)
+        headers["Allow"] = ", ".join(methods)
 
 
 def _services(state: State) -> Services:
@@ -51,10 +66,18 @@ def create_app(settings: Settings) -> Litestar:
 
     prometheus = PrometheusConfig(app_name="gpu_advisor", prefix="gpu_advisor", group_path=True, exclude=["/metrics"])
     return Litestar(
-        route_handlers=[*catalog.ROUTES, *estimates.ROUTES, *recommendations.ROUTES, *health.ROUTES],
+        route_handlers=[
+            *catalog.ROUTES,
+            *prices.ROUTES,
+            *estimates.ROUTES,
+            *recommendations.ROUTES,
+            *tco.ROUTES,
+            *health.ROUTES,
+        ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
+        before_send=[_allow_header],
         middleware=[prometheus.middleware],
         cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
         openapi_config=OpenAPIConfig(
@@ -65,11 +88,26 @@ def create_app(settings: Settings) -> Litestar:
             render_plugins=[ScalarRenderPlugin()],
             use_handler_docstrings=False,
             servers=[Server(url="/", description="This instance")],
+            components=Components(
+                security_schemes={
+                    "apiKey": SecurityScheme(
+                        type="apiKey",
+                        name=API_KEY_HEADER,
+                        security_scheme_in="header",
+                        description="One of the keys in GPU_ADVISOR_API_KEYS.",
+                    )
+                }
+            ),
             tags=[
                 Tag(name="catalog", description="GPUs, servers, providers, offers and workload models (read-only)."),
                 Tag(
                     name="recommendations",
                     description="Workload sizing: ranked GPU options, single-configuration estimates.",
+                ),
+                Tag(name="pricing", description="Rent versus buy: total cost of ownership with its assumptions."),
+                Tag(
+                    name="administration",
+                    description="Price changes; every write needs an X-API-Key from GPU_ADVISOR_API_KEYS.",
                 ),
                 Tag(name="operations", description="Health probes and metrics."),
             ],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 import msgspec
@@ -51,10 +51,32 @@ def gpu_read(gpu: Gpu, catalog: Catalog) -> GpuRead:
     return gpu_wire
 
 
+def offer_read(offer: Offer, today: date) -> OfferRead:
+    """An offer as the API publishes it; its age depends on the day, so it is built per answer."""
+    return OfferRead(
+        id=offer.id,
+        provider=offer.provider,
+        gpu=offer.gpu,
+        gpus_per_instance=offer.gpus_per_instance,
+        pricing=offer.pricing,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        usd_per_instance_hour=round(offer.usd_per_gpu_hour * offer.gpus_per_instance, 4),
+        instance=offer.instance,
+        vcpus=offer.vcpus,
+        ram_gb=offer.ram_gb,
+        bare_metal=offer.bare_metal,
+        region=offer.region,
+        as_of=offer.as_of,
+        age_days=max(0, (today - offer.as_of).days),
+        source=offer.source,
+        notes=offer.notes,
+    )
+
+
 class CatalogView:
     """The published form of a catalog snapshot, with the snapshot it came from."""
 
-    __slots__ = ("catalog", "gpus", "loaded_at", "models", "offers", "providers", "source", "systems", "version")
+    __slots__ = ("catalog", "gpus", "loaded_at", "models", "providers", "source", "systems", "version")
 
     def __init__(self, catalog: Catalog, *, source: CatalogSource, loaded_at: datetime) -> None:
         self.catalog = catalog
@@ -73,13 +95,5 @@ class CatalogView:
                 offer_count=sum(1 for offer in catalog.offers if offer.provider == provider.id),
             )
             for provider in catalog.providers
-        }
-        self.offers: dict[str, OfferRead] = {
-            offer.id: _wire(
-                offer,
-                OfferRead,
-                usd_per_instance_hour=round(offer.usd_per_gpu_hour * offer.gpus_per_instance, 4),
-            )
-            for offer in catalog.offers
         }
         self.models: dict[str, ModelRead] = {model.id: _wire(model, ModelRead) for model in catalog.models}

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
 from api.settings import Settings, SettingsError
@@ -166,6 +167,70 @@ def gpus(vendor: str | None, sort: str) -> None:
             f"{usd:.2f}" if usd is not None else "-",
         )
     Console(width=int(os.environ.get("COLUMNS", "160"))).print(table)
+
+
+@main.group()
+def prices() -> None:
+    """Import and export offer prices (CSV: the header of `prices export`)."""
+
+
+@prices.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def prices_import(file: Path) -> None:
+    """Create or update offers from a CSV or JSON file, all or nothing."""
+    import msgspec
+
+    from api.catalog_sync import announce
+    from api.offer_import import RowErrors, csv_rows, json_rows, parse_rows
+    from api.storage.database import create_engine, create_session_factory
+    from api.storage.offer_repository import write_offers
+    from domain.catalog import CatalogError
+
+    settings = _settings()
+    catalog = _load_catalog()
+    text = file.read_text(encoding="utf-8-sig")
+    try:
+        if file.suffix.lower() == ".json":
+            offers = parse_rows(json_rows(msgspec.json.decode(text)), catalog, lax=False)
+        else:
+            offers = parse_rows(csv_rows(text), catalog, lax=True)
+    except (RowErrors, msgspec.DecodeError) as error:
+        for problem in getattr(error, "errors", []) or [error]:
+            line = getattr(problem, "line", 1)
+            click.echo(
+                f"{file}:{line}: {getattr(problem, 'field', 'file')}: {getattr(problem, 'message', problem)}", err=True
+            )
+        raise click.ClickException("nothing was imported") from None
+
+    async def write() -> Any:
+        engine = create_engine(settings.database_url)
+        try:
+            with Progress(transient=True) as progress:
+                progress.add_task(f"importing {len(offers)} offers", total=None)
+                async with create_session_factory(engine)() as session, session.begin():
+                    report = await write_offers(session, offers, [], actor=f"import:{file.name}")
+            if report.changed:
+                await announce(settings.redis_url, report.version, settings.redis_timeout_s)
+            return report
+        finally:
+            await engine.dispose()
+
+    try:
+        report = asyncio.run(write())
+    except CatalogError as error:
+        raise click.ClickException("nothing was imported: " + "; ".join(error.problems)) from None
+    click.echo(
+        f"created {len(report.created)}, updated {len(report.updated)}, unchanged {len(report.unchanged)}; "
+        f"catalog {report.version or 'unchanged'}"
+    )
+
+
+@prices.command("export")
+def prices_export() -> None:
+    """Print every offer as CSV, in the format `prices import` reads."""
+    from api.offer_import import offers_csv
+
+    click.echo(offers_csv(_load_catalog().offers), nl=False)
 
 
 def _load_catalog() -> Catalog:

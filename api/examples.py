@@ -107,6 +107,7 @@ OFFER: dict[str, Any] = {
     "bare_metal": None,
     "region": None,
     "as_of": "2026-05-28",
+    "age_days": 185,
     "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
     "notes": "Source says H100 (80 GB); RAM 250 GB as given. The 8x node is cheaper per GPU: 23.92/h = 2.99/GPU "
     "(offer digitalocean-h100-sxm-on-demand-x8).",
@@ -211,5 +212,55 @@ ESTIMATE_REQUESTS: dict[str, dict[str, Any]] = {
         "workload": {"kind": "inference", "model": "llama-2-70b"},
         "gpu": "h100-sxm",
         "gpu_count": 1,
+    },
+}
+
+OFFER_CSV = (
+    "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,as_of,"
+    "source,notes\n"
+    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,2026-05-28,"
+    "docs.digitalocean.com GPU Droplet pricing,\n"
+)
+
+OFFER_HISTORY: dict[str, Any] = {
+    "items": [
+        {
+            "offer_id": "digitalocean-h100-sxm-on-demand",
+            "change": "updated",
+            "actor": "api-key-1",
+            "usd_per_gpu_hour": 2.99,
+            "previous_usd_per_gpu_hour": 3.39,
+            "pricing": "on_demand",
+            "as_of": "2026-11-20",
+            "source": "docs.digitalocean.com GPU Droplet pricing, checked 2026-11-20",
+            "recorded_at": "2026-11-20T09:30:00Z",
+        },
+        {
+            "offer_id": "digitalocean-h100-sxm-on-demand",
+            "change": "created",
+            "actor": "seed",
+            "usd_per_gpu_hour": 3.39,
+            "previous_usd_per_gpu_hour": None,
+            "pricing": "on_demand",
+            "as_of": "2026-05-28",
+            "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+            "recorded_at": "2026-11-29T19:00:00Z",
+        },
+    ],
+    "total": 2,
+}
+
+TCO_REQUESTS: dict[str, dict[str, Any]] = {
+    "8x H100 bought vs rented for 3 years at 60% utilisation": {
+        "gpu": "h100-sxm",
+        "gpu_count": 8,
+        "years": 3,
+        "utilization": 0.6,
+    },
+    "DGX H200 at 90% for 4 years in CNY": {
+        "system": "dgx-h200",
+        "years": 4,
+        "utilization": 0.9,
+        "currency": "CNY",
     },
 }

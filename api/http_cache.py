@@ -28,20 +28,22 @@ async def cached_read(
     services: Services,
     build: Callable[[CatalogView], msgspec.Struct],
     *,
-    vary: str = "",
+    key_extra: str = "",
+    vary: str | None = None,
 ) -> Response[Any]:
     """Answer a catalog read from the cache, building and caching the body on a miss.
 
-    The body depends only on the catalog version, the path, the query and `vary` (e.g. the answer language),
-    so the key and the ETag are derived from those without building the body.
+    The body depends only on the catalog version, the path, the query and `key_extra` (the answer language, the
+    day), so the key and the ETag are derived from those without building the body. `vary` names the request
+    header the body depends on, for shared caches.
     """
     view = services.view
     query = urlencode(sorted(request.query_params.multi_items()))
-    key = f"catalog:{view.version}:{request.url.path}?{query}#{vary}"
+    key = f"catalog:{view.version}:{request.url.path}?{query}#{key_extra}"
     etag = '"' + hashlib.blake2b(key.encode(), digest_size=12).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={services.settings.catalog_max_age_s}"}
     if vary:
-        headers["Vary"] = "Accept-Language"
+        headers["Vary"] = vary
     if _matches(request.headers.get("if-none-match"), etag):
         return Response(content=b"", status_code=304, headers=headers)
     body = await services.cache.get(key)

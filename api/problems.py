@@ -77,14 +77,38 @@ def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Resp
 
 
 _MISSING = re.compile(r"Missing required (?:[\w ]+ )?parameter '([^']+)'")
+# msgspec names the field in one of these ways: "... - at `$.workload.model`", "... unknown field `colour`",
+# "... missing required field `source`".
+_FIELD_IN_MESSAGE = (
+    re.compile(r" - at `\$(?:\[\d+\])?\.([\w.\[\]]+)`"),
+    re.compile(r"(?:unknown|missing required) field `([^`]+)`"),
+)
+
+
+def field_in_message(message: str) -> str | None:
+    """The field a msgspec validation message is about, if it names one."""
+    for pattern in _FIELD_IN_MESSAGE:
+        found = pattern.search(message)
+        if found:
+            return found.group(1)
+    return None
+
+
+def plain_message(message: str) -> str:
+    """A msgspec message without its location suffix."""
+    return message.split(" - at `$")[0]
 
 
 def _field_errors(exc: ValidationException) -> list[FieldError]:
-    errors = [
-        FieldError(field=str(item.get("key") or item.get("source") or "body"), message=str(item.get("message", "")))
-        for item in (exc.extra if isinstance(exc.extra, list) else [])
-        if isinstance(item, dict)
-    ]
+    errors = []
+    for item in exc.extra if isinstance(exc.extra, list) else []:
+        if not isinstance(item, dict):
+            continue
+        message = str(item.get("message", ""))
+        key = str(item.get("key") or item.get("source") or "body")
+        # Litestar names a whole body "data"; the message usually names the field inside it.
+        field = (field_in_message(message) or key) if key in ("data", "body") else key
+        errors.append(FieldError(field=field, message=plain_message(message)))
     if not errors and (missing := _MISSING.search(str(exc.detail))):
         errors.append(FieldError(field=missing.group(1), message="required"))
     return errors or [FieldError(field="request", message=str(exc.detail))]
@@ -142,8 +166,10 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
 
 _DESCRIPTIONS = {
     400: "Invalid input: `errors` names each bad field and says what is wrong.",
+    401: "A valid X-API-Key header is required (or no key is configured: writes are disabled).",
     404: "Nothing with that id; `suggestions` lists the closest ids.",
     413: "The request body is larger than the service accepts.",
+    415: "The body's Content-Type is not one this operation reads.",
     503: "A dependency the operation needs is unavailable; retry after the Retry-After seconds.",
 }
 
@@ -155,6 +181,7 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "detail": "Invalid min_memory_gb: Expected `float` >= 0.0",
         "errors": [{"field": "min_memory_gb", "message": "Expected `float` >= 0.0"}],
     },
+    401: {"title": "Unauthorized", "status": 401, "detail": "A valid X-API-Key header is required."},
     404: {
         "type": "/problems/not-found",
         "title": "Not Found",
@@ -166,6 +193,11 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "title": "Request Entity Too Large",
         "status": 413,
         "detail": "The request body is larger than the service accepts.",
+    },
+    415: {
+        "title": "Unsupported Media Type",
+        "status": 415,
+        "detail": "Send application/json or text/csv, not 'text/plain'.",
     },
     503: {
         "title": "Service Unavailable",

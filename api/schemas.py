@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -16,11 +16,12 @@ class Wire(msgspec.Struct, kw_only=True):
     """Base of every request and response body."""
 
 
-class FieldError(Wire):
-    """One invalid input."""
+class FieldError(Wire, kw_only=True, omit_defaults=True):
+    """One invalid input; `line` names the row of an imported file (CSV line, or position in a JSON list)."""
 
     field: str
     message: str
+    line: int | None = None
 
 
 class Problem(Wire, kw_only=True, omit_defaults=True):
@@ -228,8 +229,63 @@ class OfferRead(Wire):
     bare_metal: bool | None
     region: str | None
     as_of: date
+    age_days: int
     source: str
     notes: str
+
+
+class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
+    """An offer as an administrator sends it: the representation GET /v1/offers returns.
+
+    Read-only fields (`id`, `usd_per_instance_hour`, `age_days`) are accepted and ignored.
+    """
+
+    id: str | None = None
+    provider: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    gpus_per_instance: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 1
+    pricing: Pricing
+    usd_per_gpu_hour: Annotated[float, msgspec.Meta(gt=0, le=10_000)]
+    usd_per_instance_hour: float | None = None
+    instance: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    vcpus: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None
+    ram_gb: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
+    bare_metal: bool | None = None
+    region: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    as_of: date
+    age_days: int | None = None
+    source: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
+    notes: Annotated[str, msgspec.Meta(max_length=4000)] = ""
+
+
+class OfferBulkRead(Wire):
+    """What a bulk import changed."""
+
+    created: list[str]
+    updated: list[str]
+    unchanged: list[str]
+    catalog_version: str
+
+
+class OfferHistoryRead(Wire):
+    """One change of an offer."""
+
+    offer_id: str
+    change: Literal["created", "updated", "deleted"]
+    actor: str
+    usd_per_gpu_hour: float | None
+    previous_usd_per_gpu_hour: float | None
+    pricing: str
+    as_of: date
+    source: str
+    recorded_at: datetime
+
+
+class OfferHistoryList(Wire):
+    """An offer's changes, newest first."""
+
+    items: list[OfferHistoryRead]
+    total: int
 
 
 class OfferList(Page):

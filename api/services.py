@@ -11,10 +11,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from api.cache import Cache, LocalCache, RedisCache
+from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS
 from api.settings import Settings
-from api.storage.catalog_repository import load_catalog
+from api.storage.catalog_repository import load_catalog, stored_version
 from api.storage.database import create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
 from domain.catalog import CatalogError
@@ -34,6 +35,15 @@ class Services:
         self.sessions: async_sessionmaker[AsyncSession] = create_session_factory(engine)
         self.cache = cache
         self.view = view
+        self._reload_lock = asyncio.Lock()
+        self.sync = CatalogSync(
+            redis_url=settings.redis_url,
+            poll_s=settings.catalog_poll_s,
+            timeout_s=settings.redis_timeout_s,
+            stored_version=self.stored_version,
+            current_version=lambda: self.view.version,
+            reload=self.reload_catalog,
+        )
 
     @classmethod
     async def start(cls, settings: Settings) -> Services:
@@ -48,6 +58,7 @@ class Services:
             cache = LocalCache(settings.local_cache_entries)
         services = cls(settings, engine, cache, await _initial_view(engine))
         _publish(services.view)
+        services.sync.start()
         return services
 
     @property
@@ -63,12 +74,24 @@ class Services:
 
     async def reload_catalog(self) -> CatalogView:
         """Replace the snapshot with what the database holds now."""
-        async with self.sessions() as session:
-            catalog = await load_catalog(session)
-        if catalog is not None and catalog.version != self.view.version:
-            self.view = CatalogView(catalog, source="database", loaded_at=datetime.now(UTC))
-            _publish(self.view)
+        async with self._reload_lock:
+            async with self.sessions() as session:
+                catalog = await load_catalog(session)
+            if catalog is not None and catalog.version != self.view.version:
+                self.view = CatalogView(catalog, source="database", loaded_at=datetime.now(UTC))
+                _publish(self.view)
+                log.info("catalog reloaded: version %s", self.view.version)
         return self.view
+
+    async def stored_version(self) -> str | None:
+        """The version the database says is current."""
+        async with asyncio.timeout(5.0), self.sessions() as session:
+            return await stored_version(session)
+
+    async def catalog_changed(self) -> None:
+        """After a committed change: reload here, then tell the other instances."""
+        view = await self.reload_catalog()
+        await self.sync.publish(view.version)
 
     async def database_ok(self) -> bool:
         """Whether the database answers a trivial query within the timeout."""
@@ -81,6 +104,7 @@ class Services:
         return True
 
     async def close(self) -> None:
+        await self.sync.stop()
         await self.cache.close()
         await self.engine.dispose()
 

@@ -44,6 +44,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     cache_ttl_s: int = 3600
     local_cache_entries: int = 2048
     catalog_max_age_s: int = 300
+    # How often each instance compares its catalog version with the database's (the fallback to Redis pub/sub).
+    catalog_poll_s: float = 1.0
     auto_migrate: bool = True
     log_level: str = "INFO"
     # CNY figures are USD figures times this rate; every converted answer states the rate and its date.
@@ -108,6 +110,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             cache_ttl_s=int(number("GPU_ADVISOR_CACHE_TTL_S", defaults.cache_ttl_s, int)),
             local_cache_entries=int(number("GPU_ADVISOR_LOCAL_CACHE_ENTRIES", defaults.local_cache_entries, int)),
             catalog_max_age_s=int(number("GPU_ADVISOR_CATALOG_MAX_AGE_S", defaults.catalog_max_age_s, int)),
+            catalog_poll_s=_positive(
+                number("GPU_ADVISOR_CATALOG_POLL_S", defaults.catalog_poll_s), "GPU_ADVISOR_CATALOG_POLL_S"
+            ),
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
             log_level=(text("GPU_ADVISOR_LOG_LEVEL") or "INFO").upper(),
             usd_cny=_positive(number("GPU_ADVISOR_USD_CNY", defaults.usd_cny), "GPU_ADVISOR_USD_CNY"),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from domain.catalog import Catalog
+from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
 from domain.estimates import Exclusion, Option
+
+if TYPE_CHECKING:
+    from domain.tco import BuyCost, RentOption
 
 Lang = Literal["en", "zh"]
 
@@ -208,6 +211,34 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Ranked {rank}, below the {limit} options asked for.",
         "zh": "排名第 {rank}，低于请求返回的 {limit} 个选项。",
     },
+    # total cost of ownership
+    "tco_price_low_confidence": {
+        "en": "The purchase price of {system} is a low-confidence figure ({source}); pass purchase_usd if you have "
+        "a quote.",
+        "zh": "{system} 的采购价置信度低（{source}）；如有报价请传入 purchase_usd。",
+    },
+    "tco_price_accelerators_only": {
+        "en": "The {system} price covers the accelerators only, not a full server: host CPUs, memory, chassis and "
+        "networking are extra.",
+        "zh": "{system} 的价格只含加速卡，不是整机：主机 CPU、内存、机箱和网络另计。",
+    },
+    "tco_purchase_age": {
+        "en": "The purchase price is {days} days old (as of {as_of}); street prices move, check a current quote.",
+        "zh": "采购价已有 {days} 天（日期 {as_of}），市场价格会变动，请核实最新报价。",
+    },
+    "tco_offer_age": {
+        "en": "The {provider} {pricing} price is {days} days old (as of {as_of}); check it before you commit.",
+        "zh": "{provider} {pricing}价格已有 {days} 天（日期 {as_of}），下单前请核实。",
+    },
+    "tco_reserved_3y_longer": {
+        "en": "A 3-year reservation commits to 3 years; only the {years} year(s) compared are counted.",
+        "zh": "3 年预留需承诺 3 年；此处只计入比较的 {years} 年。",
+    },
+    "tco_no_offer": {"en": "No {pricing} offer for {gpu}.", "zh": "{gpu} 没有{pricing}报价。"},
+    "tco_no_offer_from": {
+        "en": "No {pricing} offer for {gpu} from {providers}.",
+        "zh": "{providers} 没有 {gpu} 的{pricing}报价。",
+    },
 }
 
 _TARGETS = {
@@ -329,3 +360,98 @@ def recommendation_summary(kind: str, options: list[Option], excluded: list[Excl
     if excluded:
         summary += text["excluded"].format(count=len(excluded))
     return summary
+
+
+_PRICING_NAMES: dict[Lang, dict[Pricing, str]] = {
+    "en": {
+        "on_demand": "on demand",
+        "reserved_1y": "1-year reserved",
+        "reserved_3y": "3-year reserved",
+        "spot": "spot",
+        "capacity_block": "capacity block",
+    },
+    "zh": {
+        "on_demand": "按需",
+        "reserved_1y": "1 年预留",
+        "reserved_3y": "3 年预留",
+        "spot": "竞价",
+        "capacity_block": "容量块",
+    },
+}
+
+
+def pricing_name(pricing: Pricing, lang: Lang) -> str:
+    """A pricing model as a person says it."""
+    return _PRICING_NAMES[lang][pricing]
+
+
+_TCO_SUMMARY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "buy": "Buying is cheaper: {count}x {gpu} for {period} at {utilization} utilisation cost {buy} to "
+        "own ({buy_hour} per GPU-hour used) against {rent} renting {pricing} from {provider} ({rent_hour}).",
+        "rent": "Renting is cheaper: {count}x {gpu} for {period} at {utilization} utilisation cost {rent} "
+        "renting {pricing} from {provider} ({rent_hour} per GPU-hour used) against {buy} to own ({buy_hour}).",
+        "alone": "Owning {count}x {gpu} for {period} at {utilization} utilisation costs {buy} ({buy_hour} "
+        "per GPU-hour used); no rental offer matches the request, so there is nothing to compare with.",
+        "break_even": " Owning pays off above {break_even} utilisation against {pricing} from {provider}",
+        "month": "; at {utilization} it costs less than renting from month {month} on",
+        "end": ".",
+        "never": " Renting {pricing} from {provider} stays cheaper even at full utilisation.",
+    },
+    "zh": {
+        "buy": "自购更划算：{count} 张 {gpu} 使用 {period}、利用率 {utilization}，自购总成本 {buy}"
+        "（每使用 GPU 小时 {buy_hour}），{provider} {pricing}租用为 {rent}（{rent_hour}）。",
+        "rent": "租用更划算：{count} 张 {gpu} 使用 {period}、利用率 {utilization}，{provider} {pricing}租用"
+        "总成本 {rent}（每使用 GPU 小时 {rent_hour}），自购为 {buy}（{buy_hour}）。",
+        "alone": "{count} 张 {gpu} 使用 {period}、利用率 {utilization}，自购总成本 {buy}（每使用 GPU 小时 "
+        "{buy_hour}）；没有符合条件的租用报价，无法比较。",
+        "break_even": "与 {provider} {pricing}租用相比，利用率高于 {break_even} 时自购更省",
+        "month": "；按 {utilization} 利用率，自购从第 {month} 个月起累计成本低于租用",
+        "end": "。",
+        "never": "即使利用率达到 100%，{provider} {pricing}租用仍更便宜。",
+    },
+}
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.3g}%"
+
+
+def tco_summary(
+    *,
+    gpu: str,
+    gpu_count: int,
+    years: int,
+    utilization: float,
+    buy: BuyCost,
+    best: RentOption | None,
+    basis: Offer | None,
+    break_even_utilization: float | None,
+    break_even_month: int | None,
+    currency: str,
+    lang: Lang,
+) -> str:
+    """Two or three sentences: which is cheaper and by how much, and the utilisation at which owning pays off."""
+    text = _TCO_SUMMARY[lang]
+    period = f"{years} 年" if lang == "zh" else f"{years} year" + ("s" if years > 1 else "")
+    figures = {"count": gpu_count, "gpu": gpu, "period": period, "utilization": _percent(utilization)}
+    own = {"buy": _money(buy.total, currency), "buy_hour": _money(buy.per_gpu_hour, currency)}
+    if best is None:
+        return text["alone"].format(**figures, **own)
+    summary = text["rent" if best.total < buy.total else "buy"].format(
+        **figures,
+        **own,
+        rent=_money(best.total, currency),
+        rent_hour=_money(best.per_gpu_hour, currency),
+        pricing=pricing_name(best.pricing, lang),
+        provider=best.provider,
+    )
+    if basis is None:
+        return summary
+    named = {"pricing": pricing_name(basis.pricing, lang), "provider": basis.provider}
+    if break_even_utilization is None:
+        return summary + text["never"].format(**named)
+    summary += text["break_even"].format(**named, break_even=_percent(break_even_utilization))
+    if break_even_month is not None:
+        summary += text["month"].format(utilization=_percent(utilization), month=break_even_month)
+    return summary + text["end"]

@@ -10,6 +10,8 @@ from datetime import date
 from domain.catalog import Offer
 
 HOURS_PER_MONTH = 730.0
+# Older prices are flagged in answers: GPU rents moved by half within two years.
+PRICE_AGE_WARNING_DAYS = 90
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ from domain.performance import (
 )
 from domain.pricing import (
     HOURS_PER_MONTH,
+    PRICE_AGE_WARNING_DAYS,
     Rental,
     allowed_offers,
     per_1000_images,
@@ -91,6 +92,7 @@ from domain.workloads import (
     Workload,
     WorkloadError,
     WorkloadSpec,
+    check_providers,
     normalise,
     unknown_name,
     workload_kind,
@@ -98,7 +100,6 @@ from domain.workloads import (
 
 GPUS_PER_NODE = 8
 TENSOR_PARALLEL = (1, 2, 4, 8)
-PRICE_AGE_WARNING_DAYS = 90
 LIMIT_MAX = 50
 
 WEIGHTS: dict[Objective, dict[str, float]] = {
@@ -951,13 +952,6 @@ def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: st
     return ids
 
 
-def _check_providers(catalog: Catalog, providers: Sequence[str] | None, field_name: str) -> None:
-    for provider in providers or ():
-        if catalog.provider(provider) is None:
-            known = [p.id for p in catalog.providers]
-            raise WorkloadError(field_name, f"no provider {provider!r}; known: {', '.join(known)}", known[:3])
-
-
 def _filter_reason(plan: Plan, gpu: Gpu, allowed: set[str] | None, excluded: set[str] | None) -> Exclusion | None:
     limits = plan.constraints
     code, figures = "", dict[str, str]()
@@ -1042,7 +1036,7 @@ def recommend(
     constraints = normalised.constraints or Constraints()
     allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
     denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
-    _check_providers(catalog, constraints.providers, "constraints.providers")
+    check_providers(catalog, constraints.providers, "constraints.providers")
     resolved = Resolved(normalised.workload, normalise(normalised.workload, catalog).model)
     plan = Plan(catalog=catalog, resolved=resolved, constraints=constraints, lang=lang, today=now.date())
     money = Money(currency=normalised.currency, rate=rate)
@@ -1129,7 +1123,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
     if gpu is None:
         raise unknown_name(catalog, "gpu", request.gpu, "gpu")
     providers = [request.provider] if request.provider else None
-    _check_providers(catalog, providers, "provider")
+    check_providers(catalog, providers, "provider")
     constraints = Constraints(
         providers=providers,
         pricing=[request.pricing] if request.pricing else list(DEFAULT_PRICING),

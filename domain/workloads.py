@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -29,6 +30,9 @@ Tokens = Annotated[int, msgspec.Meta(ge=1, le=10_000_000, description="Tokens pe
 Milliseconds = Annotated[float, msgspec.Meta(gt=0, le=3_600_000)]
 GpuName = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 NameList = Annotated[list[GpuName], msgspec.Meta(max_length=100)]
+ProviderIds = Annotated[
+    list[Annotated[str, msgspec.Meta(min_length=1, max_length=64)]], msgspec.Meta(min_length=1, max_length=50)
+]
 
 
 class WorkloadSpec(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -128,7 +132,7 @@ class Constraints(WorkloadSpec, kw_only=True, frozen=True):
     exclude_gpus: NameList | None = None
     vendors: list[Vendor] | None = None
     ecosystems: list[Ecosystem] | None = None
-    providers: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=50)] | None = None
+    providers: ProviderIds | None = None
     pricing: list[Pricing] | None = None
     gpu_count: Annotated[int, msgspec.Meta(ge=1, le=4096)] | None = None
     max_gpus: Annotated[int, msgspec.Meta(ge=1, le=4096)] = 64
@@ -151,12 +155,20 @@ class WorkloadError(ValueError):
         self.suggestions = suggestions or []
 
 
-def unknown_name(catalog: Catalog, kind: Literal["gpu", "model"], name: str, field: str) -> WorkloadError:
+def unknown_name(catalog: Catalog, kind: Literal["gpu", "model", "system"], name: str, field: str) -> WorkloadError:
     """The 400 for a name the catalog does not know, with the closest ids."""
     suggestions = catalog.suggest(kind, name)
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-    label = "GPU" if kind == "gpu" else "model"
+    label = {"gpu": "GPU", "model": "model", "system": "system"}[kind]
     return WorkloadError(field, f"no {label} {name!r} in the catalog{hint}", suggestions)
+
+
+def check_providers(catalog: Catalog, providers: Sequence[str] | None, field: str) -> None:
+    """A 400 for the first provider id the catalog does not know, listing the known ones."""
+    for provider in providers or ():
+        if catalog.provider(provider) is None:
+            known = [p.id for p in catalog.providers]
+            raise WorkloadError(field, f"no provider {provider!r}; known: {', '.join(known)}", known[:3])
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,19 @@ class LiveServer:
         self._thread.join(timeout=20)
 
 
+CONTRACT_API_KEY = "contract-test-key"
+
+
 @pytest.fixture(scope="session")
-def live_server(seeded_sqlite_url: str) -> Iterator[LiveServer]:
-    with LiveServer(create_app(Settings(database_url=seeded_sqlite_url))) as server:
+async def contract_database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database of the contract run's own: its writes must not leak into the other tests."""
+    url = sqlite_url(tmp_path_factory.mktemp("contract"))
+    await migrate_and_seed(url)
+    return url
+
+
+@pytest.fixture(scope="session")
+def live_server(contract_database_url: str) -> Iterator[LiveServer]:
+    settings = Settings(database_url=contract_database_url, api_keys=(CONTRACT_API_KEY,))
+    with LiveServer(create_app(settings)) as server:
         yield server

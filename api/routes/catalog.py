@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from litestar import Request, Response, get
@@ -11,7 +12,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
 from api import examples
-from api.catalog_view import CatalogView
+from api.catalog_view import CatalogView, offer_read
 from api.http_cache import cached_read
 from api.language import resolve_lang
 from api.problems import not_found, problem_responses
@@ -223,7 +224,7 @@ async def compare_gpus_route(
             lang=answer_lang,
         )
 
-    return await cached_read(request, services, build, vary=answer_lang)
+    return await cached_read(request, services, build, key_extra=answer_lang, vary="Accept-Language")
 
 
 @get(
@@ -348,6 +349,16 @@ async def list_offers(
             schema_extra={"exclusiveMinimum": 0},
         ),
     ] = None,
+    max_age_days: Annotated[
+        int | None,
+        Parameter(
+            ge=0,
+            le=100_000,
+            description="Only prices seen at most this many days ago.",
+            examples=[Example(value=180)],
+            schema_extra={"minimum": 0},
+        ),
+    ] = None,
     sort: Annotated[
         Literal["price", "gpu", "provider", "as_of"], Parameter(description="Sort field; as_of sorts newest first.")
     ] = "price",
@@ -356,6 +367,7 @@ async def list_offers(
     offset: Offset = 0,
 ) -> Response[OfferList]:
     catalog = services.view.catalog
+    today = datetime.now(UTC).date()
     gpu_id = None
     if gpu is not None:
         record = catalog.gpu(gpu)
@@ -373,6 +385,7 @@ async def list_offers(
             and (provider is None or offer.provider == provider)
             and (pricing is None or offer.pricing == pricing)
             and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
+            and (max_age_days is None or (today - offer.as_of).days <= max_age_days)
         ]
         keys = {
             "price": lambda o: (o.usd_per_gpu_hour, o.id),
@@ -383,9 +396,10 @@ async def list_offers(
         descending = order == "desc" if order else sort == "as_of"
         offers.sort(key=keys[sort], reverse=descending)
         page = offers[offset : offset + limit]
-        return OfferList(items=[view.offers[o.id] for o in page], total=len(offers), limit=limit, offset=offset)
+        return OfferList(items=[offer_read(o, today) for o in page], total=len(offers), limit=limit, offset=offset)
 
-    return await cached_read(request, services, build)
+    # Ages change at midnight, so the day is part of what the cached body depends on.
+    return await cached_read(request, services, build, key_extra=today.isoformat())
 
 
 @get(

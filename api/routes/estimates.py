@@ -15,6 +15,7 @@ from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import problem_responses
 from api.services import Services
+from api.strict_body import strict_body
 from domain.estimates import Option
 from domain.ranking import EstimateRequest, estimate
 
@@ -52,6 +53,7 @@ async def create_estimate(
         ),
     ],
 ) -> Option:
+    data = await strict_body(request, EstimateRequest)
     lang = resolve_lang(data.lang, request.headers.get("accept-language"))
     return estimate(services.view.catalog, data, now=datetime.now(UTC), lang=lang, rate=services.exchange_rate)
 

@@ -18,6 +18,7 @@ from api.language import resolve_lang
 from api.problems import ProblemError, not_found, problem_responses
 from api.services import DATABASE_ERRORS, Services
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
+from api.strict_body import strict_body
 from domain.estimates import Recommendation
 from domain.ranking import RecommendationRequest, normalise_request, recommend, recommendation_id
 
@@ -67,6 +68,7 @@ async def create_recommendation(
         Body(description="The workload, constraints and ranking objective.", examples=_examples(examples.REQUESTS)),
     ],
 ) -> Response[Any]:
+    data = await strict_body(request, RecommendationRequest)
     lang = resolve_lang(data.lang, request.headers.get("accept-language"))
     view = services.view
     normalised = normalise_request(view.catalog, data, lang)

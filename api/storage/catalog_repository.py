@@ -176,10 +176,7 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
             session.add(history_row(offer, change="created", actor=actor, previous=None, now=now))
             inserted += 1
             continue
-        if offer_from_row(row) == msgspec.structs.asdict(offer) | {
-            "provider": offer.provider,
-            "gpu": offer.gpu,
-        }:
+        if offer_from_row(row) == msgspec.structs.asdict(offer):
             continue
         if row.as_of > offer.as_of:
             report.kept_newer.append(offer.id)

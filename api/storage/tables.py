@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Index, Integer, Numeric, String, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timestamps in UTC on both dialects: SQLite stores no zone, so one is put back on the way out."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
 
 Document = JSON().with_variant(JSONB(), "postgresql")
 Money = Numeric(12, 4, asdecimal=False)
@@ -39,7 +53,7 @@ class GpuRow(Base):
     ecosystem: Mapped[str] = mapped_column(String(16))
     memory_gb: Mapped[float] = mapped_column(Float)
     record: Mapped[dict[str, Any]]
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class SystemRow(Base):
@@ -51,7 +65,7 @@ class SystemRow(Base):
     name: Mapped[str] = mapped_column(String(200))
     gpu_id: Mapped[str] = mapped_column(ForeignKey("gpus.id", ondelete="RESTRICT"), index=True)
     record: Mapped[dict[str, Any]]
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class ProviderRow(Base):
@@ -62,7 +76,7 @@ class ProviderRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     name: Mapped[str] = mapped_column(String(200))
     record: Mapped[dict[str, Any]]
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class ModelRow(Base):
@@ -74,7 +88,7 @@ class ModelRow(Base):
     kind: Mapped[str] = mapped_column(String(16))
     name: Mapped[str] = mapped_column(String(200))
     record: Mapped[dict[str, Any]]
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class OfferRow(Base):
@@ -96,7 +110,7 @@ class OfferRow(Base):
     as_of: Mapped[date] = mapped_column(Date)
     source: Mapped[str] = mapped_column(Text)
     notes: Mapped[str] = mapped_column(Text, default="")
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class OfferPriceHistoryRow(Base):
@@ -114,7 +128,7 @@ class OfferPriceHistoryRow(Base):
     pricing: Mapped[str] = mapped_column(String(32))
     as_of: Mapped[date] = mapped_column(Date)
     source: Mapped[str] = mapped_column(Text)
-    recorded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class CatalogMetaRow(Base):
@@ -124,7 +138,7 @@ class CatalogMetaRow(Base):
 
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
     version: Mapped[str] = mapped_column(String(64))
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
 class SavedRecommendationRow(Base):
@@ -136,4 +150,4 @@ class SavedRecommendationRow(Base):
     catalog_version: Mapped[str] = mapped_column(String(64), index=True)
     request: Mapped[dict[str, Any]]
     response: Mapped[dict[str, Any]]
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime())

@@ -13,7 +13,8 @@ from litestar import Litestar
 
 from api import examples
 from api.app import create_app
-from api.catalog_view import CatalogView
+from api.catalog_view import CatalogView, offer_read
+from api.example_responses import EXAMPLE_TIME
 from api.settings import Settings
 from domain.catalog import Catalog
 
@@ -68,7 +69,10 @@ def test_examples_are_the_catalog_records(reference: Catalog) -> None:
         "GPU": view.gpus["h100-sxm"],
         "SYSTEM": view.systems["dgx-h100"],
         "PROVIDER": view.providers["digitalocean"],
-        "OFFER": view.offers["digitalocean-h100-sxm-on-demand"],
+        "OFFER": offer_read(
+            reference.offers[[o.id for o in reference.offers].index("digitalocean-h100-sxm-on-demand")],
+            EXAMPLE_TIME.date(),
+        ),
         "LLM": view.models["deepseek-r1"],
         "DIFFUSION": view.models["sdxl"],
     }

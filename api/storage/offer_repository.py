@@ -1,0 +1,100 @@
+"""Price administration: create, update and delete offers with a history row each, in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import msgspec
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.storage.catalog_repository import (
+    history_row,
+    load_catalog,
+    offer_columns,
+    offer_from_row,
+    record_version,
+)
+from api.storage.tables import OfferPriceHistoryRow, OfferRow
+from domain.catalog import Offer
+
+# Admin writes from every instance queue on this lock, so each computes the catalog version after the one before.
+ADMIN_LOCK_ID = 7_351_208_115
+
+
+@dataclass
+class WriteReport:
+    """What one administrative change did."""
+
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    version: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated or self.deleted)
+
+
+async def write_offers(
+    session: AsyncSession, upserts: Sequence[Offer], deletes: Sequence[str], *, actor: str
+) -> WriteReport:
+    """Apply every change or none: the caller's transaction commits them together with the new catalog version.
+
+    Raises CatalogError when the catalog that would result is invalid (the transaction must then be rolled back).
+    """
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": ADMIN_LOCK_ID})
+    now = datetime.now(UTC)
+    ids = [offer.id for offer in upserts] + list(deletes)
+    stored = {row.id: row for row in (await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)))).all()}
+    report = WriteReport()
+    for offer in upserts:
+        row = stored.get(offer.id)
+        if row is None:
+            session.add(OfferRow(**offer_columns(offer), updated_at=now))
+            session.add(history_row(offer, change="created", actor=actor, previous=None, now=now))
+            report.created.append(offer.id)
+            continue
+        if offer_from_row(row) == msgspec.structs.asdict(offer):
+            report.unchanged.append(offer.id)
+            continue
+        previous = row.usd_per_gpu_hour
+        for column, value in offer_columns(offer).items():
+            setattr(row, column, value)
+        row.updated_at = now
+        session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
+        report.updated.append(offer.id)
+    for offer_id in deletes:
+        row = stored.get(offer_id)
+        if row is None:
+            continue
+        gone = msgspec.convert(offer_from_row(row), Offer)
+        session.add(history_row(gone, change="deleted", actor=actor, previous=row.usd_per_gpu_hour, now=now))
+        await session.delete(row)
+        report.deleted.append(offer_id)
+    await session.flush()
+    if report.changed:
+        catalog = await load_catalog(session)
+        report.version = catalog.version if catalog else ""
+        await record_version(session, report.version, now)
+    return report
+
+
+async def offer_exists(session: AsyncSession, offer_id: str) -> bool:
+    """Whether the offer is stored now."""
+    return await session.get(OfferRow, offer_id) is not None
+
+
+async def offer_history(session: AsyncSession, offer_id: str, limit: int) -> list[OfferPriceHistoryRow]:
+    """The offer's changes, newest first."""
+    statement = (
+        select(OfferPriceHistoryRow)
+        .where(OfferPriceHistoryRow.offer_id == offer_id)
+        .order_by(OfferPriceHistoryRow.recorded_at.desc(), OfferPriceHistoryRow.id.desc())
+        .limit(limit)
+    )
+    return list((await session.scalars(statement)).all())

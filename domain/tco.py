@@ -1,0 +1,587 @@
+"""Total cost of ownership: buying GPUs (purchase, financing, power, facility, operations, resale) against renting."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Annotated, Literal, TypeVar
+
+import msgspec
+
+from domain import explain
+from domain.catalog import Catalog, Gpu, Offer, Pricing, System
+from domain.estimates import Assumption, Currency, ExchangeRate, GpuSummary, Lang, Result
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, allowed_offers
+from domain.workloads import GpuName, ProviderIds, WorkloadError, WorkloadSpec, check_providers, unknown_name
+
+T = TypeVar("T")
+
+HOURS_PER_YEAR = 12 * HOURS_PER_MONTH
+DEFAULT_GPU_COUNT = 8
+DEFAULT_YEARS = 3
+DEFAULT_UTILIZATION = 0.6
+DEFAULT_ELECTRICITY = 0.10
+DEFAULT_PUE = 1.4
+OPERATIONS_SHARE = 0.10
+DEFAULT_RESALE_FRACTION = 0.2
+DEFAULT_COST_OF_CAPITAL = 0.08
+DEFAULT_PRICING: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot")
+# Seed 000: ~1,275 W per GPU in H100/H200/MI300X servers = 700 W TDP + this share of CPUs, memory, fans, NICs.
+HOST_SHARE_KW = 0.575
+IDLE_DRAW = 0.3
+# Billed only for the hours used; reservations bill every hour of the term.
+PAY_PER_USE: tuple[Pricing, ...] = ("on_demand", "spot", "capacity_block")
+BREAK_EVEN_PRICING: tuple[Pricing, ...] = ("on_demand", "spot")
+PURCHASE_AGE_WARNING_DAYS = 365
+_ACCELERATORS_ONLY = re.compile(r"\bgpus only\b|\bkit\b|excluding the (?:server|rest)", re.IGNORECASE)
+
+SOURCES = {
+    "gpu_count": "gpu-advisor default: one 8-GPU server",
+    "years": "gpu-advisor default: a typical 3-year depreciation period (seed 002 compares 3 years)",
+    "utilization": "gpu-advisor assumption",
+    "electricity_usd_per_kwh": "prices.md: industrial electricity ~0.08-0.15 USD/kWh",
+    "pue": "prices.md: typical air-cooled PUE ~1.4-1.5; liquid-cooled <= 1.2 (seed 002)",
+    "operations_usd_per_year": "gpu-advisor assumption: 10% of the purchase price a year for support contracts, "
+    "staff and colocation space",
+    "resale_fraction": "gpu-advisor assumption: resale value after the period",
+    "cost_of_capital": "gpu-advisor assumption: annual rate on the capital tied up in the hardware",
+    "pricing": "gpu-advisor default: every pricing model except capacity blocks",
+    "providers": "gpu-advisor default: every provider in the catalog",
+}
+
+
+GpuCount = Annotated[
+    int, msgspec.Meta(ge=1, le=4096, description="GPUs bought or rented. Default: the system's, else 8.")
+]
+Years = Annotated[int, msgspec.Meta(ge=1, le=6, description="Years compared. Default 3.")]
+Utilization = Annotated[
+    float, msgspec.Meta(ge=0.001, le=1, description="Share of the hours the GPUs work, 0.001-1. Default 0.6.")
+]
+UsdPerKwh = Annotated[float, msgspec.Meta(gt=0, le=2, description="Electricity, USD per kWh, > 0. Default 0.10.")]
+Pue = Annotated[float, msgspec.Meta(ge=1.0, le=3.0, description="Power usage effectiveness. Default 1.4.")]
+UsdPerYear = Annotated[
+    float,
+    msgspec.Meta(ge=0, le=1e10, description="Support, staff, colocation, USD a year, >= 0. Default 10% of purchase."),
+]
+PurchaseUsd = Annotated[
+    float,
+    msgspec.Meta(gt=0, le=1e11, description="USD for all gpu_count GPUs with their servers, > 0. Default: catalog."),
+]
+ResaleFraction = Annotated[
+    float, msgspec.Meta(ge=0, le=0.9, description="Resale value / purchase, 0-0.9. Default 0.2.")
+]
+AnnualRate = Annotated[
+    float, msgspec.Meta(ge=0, le=0.5, description="Cost of capital, annual rate 0-0.5. Default 0.08.")
+]
+PricingList = Annotated[
+    list[Pricing], msgspec.Meta(min_length=1, max_length=5, description="Default: on_demand, reserved_1y/3y, spot.")
+]
+
+
+class TcoRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """Buying against renting one GPU configuration; every omitted figure gets a stated default."""
+
+    gpu: GpuName | None = None
+    system: GpuName | None = None
+    gpu_count: GpuCount | None = None
+    years: Years | None = None
+    utilization: Utilization | None = None
+    electricity_usd_per_kwh: UsdPerKwh | None = None
+    pue: Pue | None = None
+    operations_usd_per_year: UsdPerYear | None = None
+    purchase_usd: PurchaseUsd | None = None
+    resale_fraction: ResaleFraction | None = None
+    cost_of_capital: AnnualRate | None = None
+    pricing: PricingList | None = None
+    providers: ProviderIds | None = None
+    currency: Currency = "USD"
+    lang: Lang | None = None
+
+
+class BuyYear(Result, kw_only=True, frozen=True):
+    """One year of owning; resale is negative (money back) in the last year."""
+
+    year: int
+    capex: float
+    financing: float
+    power: float
+    facility: float
+    operations: float
+    resale: float
+    total: float
+
+
+class BuyCost(Result, kw_only=True, frozen=True):
+    """Owning over the period; per_gpu_hour is per GPU-hour actually used."""
+
+    purchase: float
+    total: float
+    per_gpu_hour: float
+    years: list[BuyYear]
+
+
+class RentYear(Result, kw_only=True, frozen=True):
+    """One year of renting."""
+
+    year: int
+    rent: float
+    total: float
+
+
+class RentOption(Result, kw_only=True, frozen=True):
+    """Renting with the cheapest offer of one pricing model; usd_per_gpu_hour is the offer's price in USD."""
+
+    pricing: Pricing
+    provider: str
+    offer_id: str
+    usd_per_gpu_hour: float
+    billed_fraction: float
+    as_of: date
+    age_days: int
+    source: str
+    total: float
+    per_gpu_hour: float
+    years: list[RentYear]
+
+
+class Unavailable(Result, kw_only=True, frozen=True):
+    """A pricing model asked for with no matching offer."""
+
+    pricing: Pricing
+    reason: str
+
+
+class TcoRead(Result, kw_only=True, frozen=True):
+    """Buying against renting: yearly costs, totals, break-even points, the cheaper choice and every assumption."""
+
+    gpu: GpuSummary
+    system: str | None
+    gpu_count: int
+    years: int
+    utilization: float
+    currency: Currency
+    exchange_rate: ExchangeRate | None
+    lang: Lang
+    buy: BuyCost
+    rent: list[RentOption]
+    not_available: list[Unavailable]
+    cheaper: Literal["buy", "rent"] | None
+    rent_vs_buy_pct: float | None
+    break_even_utilization: float | None
+    break_even_month: int | None
+    summary: str
+    assumptions: list[Assumption]
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Every figure of the comparison in USD, defaults filled."""
+
+    gpu: Gpu
+    system: System | None
+    gpu_count: int
+    years: int
+    utilization: float
+    electricity_usd_per_kwh: float
+    pue: float
+    operations_usd_per_year: float
+    purchase_usd: float
+    resale_fraction: float
+    cost_of_capital: float
+    kw_per_gpu: float
+    pricing: tuple[Pricing, ...]
+    providers: tuple[str, ...] | None
+
+    @property
+    def used_gpu_hours(self) -> float:
+        return self.gpu_count * HOURS_PER_YEAR * self.years * self.utilization
+
+
+def _figure(
+    notes: list[Assumption],
+    name: str,
+    given: T | None,
+    default: T,
+    shown: Callable[[T], str],
+    source: str | None = None,
+) -> T:
+    """The given value, else the default; either way recorded with where it came from."""
+    value = given if given is not None else default
+    notes.append(
+        Assumption(name=name, value=shown(value), source="request" if given is not None else source or SOURCES[name])
+    )
+    return value
+
+
+def _hardware(catalog: Catalog, request: TcoRequest) -> tuple[Gpu, System | None]:
+    if (request.gpu is None) == (request.system is None):
+        raise WorkloadError("gpu", "give either gpu (a GPU id or alias) or system (a server id or alias), not both")
+    if request.system is not None:
+        system = catalog.system(request.system)
+        if system is None:
+            raise unknown_name(catalog, "system", request.system, "system")
+        gpu = catalog.gpu(system.gpu)
+        assert gpu is not None  # the catalog refuses systems with unknown GPUs
+        return gpu, system
+    assert request.gpu is not None
+    gpu = catalog.gpu(request.gpu)
+    if gpu is None:
+        raise unknown_name(catalog, "gpu", request.gpu, "gpu")
+    return gpu, _reference_system(catalog, gpu)
+
+
+def _reference_system(catalog: Catalog, gpu: Gpu) -> System | None:
+    """The server of this GPU with the lowest purchase price per GPU; an unpriced one only if none is priced."""
+    systems = [s for s in catalog.systems if s.gpu == gpu.id]
+    return min(
+        systems,
+        key=lambda s: (s.price is None, s.price.usd / s.gpu_count if s.price else 0.0, s.id),
+        default=None,
+    )
+
+
+def _catalog_purchase(
+    gpu: Gpu, system: System | None, gpu_count: int, today: date, lang: Lang
+) -> tuple[float, str, list[str]]:
+    """The catalog server price scaled to gpu_count, its source, and what a buyer should know about it."""
+    if system is None or system.price is None:
+        raise WorkloadError(
+            "purchase_usd",
+            f"the catalog has no purchase price for {gpu.name} (no priced server holds it); pass purchase_usd",
+        )
+    price = system.price
+    per_gpu = price.usd / system.gpu_count
+    source = (
+        f"catalog: {system.name} {price.basis} price {price.usd:,.0f} USD for {system.gpu_count} GPUs "
+        f"({per_gpu:,.0f} per GPU) x {gpu_count}; {price.source}, as of {price.as_of.isoformat()}"
+    )
+    warnings = []
+    if price.confidence == "low" or price.basis == "estimate":
+        warnings.append(explain.say("tco_price_low_confidence", lang, system=system.name, source=price.source))
+    if _ACCELERATORS_ONLY.search(f"{price.source} {system.notes}"):
+        warnings.append(explain.say("tco_price_accelerators_only", lang, system=system.name))
+    days = (today - price.as_of).days
+    if days > PURCHASE_AGE_WARNING_DAYS:
+        warnings.append(explain.say("tco_purchase_age", lang, days=days, as_of=price.as_of.isoformat()))
+    return per_gpu * gpu_count, source, warnings
+
+
+def _power(gpu: Gpu, system: System | None) -> tuple[float, str]:
+    if system is not None and system.power_kw is not None:
+        kw = system.power_kw / system.gpu_count
+        return kw, f"{system.name}: {system.power_kw:g} kW system power / {system.gpu_count} GPUs"
+    kw = gpu.tdp_w / 1000 + HOST_SHARE_KW
+    return kw, (
+        f"{gpu.name} TDP {gpu.tdp_w:g} W + {HOST_SHARE_KW * 1000:g} W host share "
+        "(seed 000: ~1,275 W per GPU for H100/H200/MI300X servers)"
+    )
+
+
+def _inputs(
+    catalog: Catalog, request: TcoRequest, today: date, lang: Lang
+) -> tuple[Inputs, list[Assumption], list[str]]:
+    """Resolve the hardware, fill every default and say where each figure comes from."""
+    gpu, system = _hardware(catalog, request)
+    check_providers(catalog, request.providers, "providers")
+    named = system if request.system else None
+    notes = [Assumption(name="system", value=named.id, source="request")] if named else []
+    notes.append(Assumption(name="gpu", value=gpu.id, source=f"the GPUs of {named.id}" if named else "request"))
+    count = named.gpu_count if named else DEFAULT_GPU_COUNT
+    count_source = f"the GPU count of {named.name}" if named else None
+    gpu_count = _figure(notes, "gpu_count", request.gpu_count, count, str, count_source)
+    catalog_usd, purchase_source, warnings = (
+        _catalog_purchase(gpu, system, gpu_count, today, lang) if request.purchase_usd is None else (0.0, None, [])
+    )
+    usd = "{:,.0f} USD".format
+    purchase = _figure(notes, "purchase_usd", request.purchase_usd, catalog_usd, usd, purchase_source)
+    years = _figure(notes, "years", request.years, DEFAULT_YEARS, "{} years".format)
+    utilization = _figure(notes, "utilization", request.utilization, DEFAULT_UTILIZATION, "{:g}".format)
+    electricity = _figure(
+        notes, "electricity_usd_per_kwh", request.electricity_usd_per_kwh, DEFAULT_ELECTRICITY, "{:g} USD/kWh".format
+    )
+    pue = _figure(notes, "pue", request.pue, DEFAULT_PUE, "{:g}".format)
+    operations = _figure(
+        notes, "operations_usd_per_year", request.operations_usd_per_year, OPERATIONS_SHARE * purchase, usd
+    )
+    resale = _figure(
+        notes, "resale_fraction", request.resale_fraction, DEFAULT_RESALE_FRACTION, "{:g} of the purchase".format
+    )
+    capital = _figure(notes, "cost_of_capital", request.cost_of_capital, DEFAULT_COST_OF_CAPITAL, "{:g} a year".format)
+    pricing = _figure(notes, "pricing", request.pricing, list(DEFAULT_PRICING), ", ".join)
+    providers = _figure(notes, "providers", request.providers, None, lambda p: ", ".join(p) if p else "all")
+    kw_per_gpu, power_source = _power(gpu, system)
+    inputs = Inputs(
+        gpu=gpu,
+        system=system,
+        gpu_count=gpu_count,
+        years=years,
+        utilization=utilization,
+        electricity_usd_per_kwh=electricity,
+        pue=pue,
+        operations_usd_per_year=operations,
+        purchase_usd=purchase,
+        resale_fraction=resale,
+        cost_of_capital=capital,
+        kw_per_gpu=kw_per_gpu,
+        pricing=tuple(dict.fromkeys(pricing)),
+        providers=tuple(providers) if providers else None,
+    )
+    return inputs, notes + _model_assumptions(inputs, power_source), warnings
+
+
+def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
+    average_kw = _draw_kw(inputs, inputs.utilization) / inputs.gpu_count
+    return [
+        Assumption(
+            name="power_kw_per_gpu",
+            value=f"{inputs.kw_per_gpu:.3f} kW at full load, {average_kw:.3f} kW on average at "
+            f"{inputs.utilization:.0%} utilization",
+            source=power_source,
+        ),
+        Assumption(
+            name="idle_draw",
+            value=f"an idle server draws {IDLE_DRAW:g} of full power: draw = full x ({IDLE_DRAW:g} + "
+            f"{1 - IDLE_DRAW:g} x utilization)",
+            source="gpu-advisor assumption",
+        ),
+        Assumption(
+            name="energy",
+            value=f"{HOURS_PER_YEAR:g} hours a year; power = IT energy, facility = (PUE - 1) x IT energy",
+            source="gpu-advisor model",
+        ),
+        Assumption(
+            name="financing",
+            value="cost_of_capital x book value at the start of each year; book value falls linearly from the "
+            "purchase price to the resale value",
+            source="gpu-advisor model",
+        ),
+        Assumption(
+            name="rent_billing",
+            value="on demand, spot and capacity blocks bill the hours used (gpu_count x utilization x 8760 a year); "
+            "reservations bill every hour",
+            source="gpu-advisor model",
+        ),
+        Assumption(
+            name="rent_offer",
+            value="the cheapest offer of each pricing model for this GPU, any instance size",
+            source="catalog offers",
+        ),
+        Assumption(
+            name="break_even_month",
+            value="cash view: purchase at month 0 plus power, facility and operations each month, against "
+            "pay-per-use rent (on demand, else spot); financing and resale left out",
+            source="gpu-advisor model",
+        ),
+    ]
+
+
+def _draw_kw(inputs: Inputs, utilization: float) -> float:
+    return inputs.kw_per_gpu * inputs.gpu_count * (IDLE_DRAW + (1 - IDLE_DRAW) * utilization)
+
+
+def _it_power_usd(inputs: Inputs, utilization: float) -> float:
+    """IT energy of one year in USD."""
+    return _draw_kw(inputs, utilization) * HOURS_PER_YEAR * inputs.electricity_usd_per_kwh
+
+
+def _buy_years_usd(inputs: Inputs, utilization: float) -> list[dict[str, float]]:
+    """Each year's cost of owning in USD, by part."""
+    power = _it_power_usd(inputs, utilization)
+    resale = inputs.resale_fraction * inputs.purchase_usd
+    depreciation = (inputs.purchase_usd - resale) / inputs.years
+    return [
+        {
+            "capex": inputs.purchase_usd if year == 1 else 0.0,
+            "financing": inputs.cost_of_capital * (inputs.purchase_usd - depreciation * (year - 1)),
+            "power": power,
+            "facility": (inputs.pue - 1) * power,
+            "operations": inputs.operations_usd_per_year,
+            "resale": -resale if year == inputs.years else 0.0,
+        }
+        for year in range(1, inputs.years + 1)
+    ]
+
+
+def _buy_total_usd(inputs: Inputs, utilization: float) -> float:
+    return sum(sum(parts.values()) for parts in _buy_years_usd(inputs, utilization))
+
+
+def _rent_year_usd(inputs: Inputs, offer: Offer, utilization: float) -> float:
+    billed = utilization if offer.pricing in PAY_PER_USE else 1.0
+    return inputs.gpu_count * offer.usd_per_gpu_hour * HOURS_PER_YEAR * billed
+
+
+def _amount(usd: float, factor: float) -> float:
+    return round(usd * factor, 2)
+
+
+def _per_gpu_hour(total: float, inputs: Inputs) -> float:
+    return round(total / inputs.used_gpu_hours, 2)
+
+
+def _buy(inputs: Inputs, factor: float) -> BuyCost:
+    rows = []
+    for year, parts in enumerate(_buy_years_usd(inputs, inputs.utilization), start=1):
+        money = {name: _amount(value, factor) for name, value in parts.items()}
+        rows.append(msgspec.convert({"year": year, **money, "total": round(sum(money.values()), 2)}, BuyYear))
+    total = round(sum(row.total for row in rows), 2)
+    return BuyCost(
+        purchase=_amount(inputs.purchase_usd, factor),
+        total=total,
+        per_gpu_hour=_per_gpu_hour(total, inputs),
+        years=rows,
+    )
+
+
+def _rent(inputs: Inputs, offer: Offer, factor: float, today: date) -> RentOption:
+    yearly = _amount(_rent_year_usd(inputs, offer, inputs.utilization), factor)
+    total = round(yearly * inputs.years, 2)
+    return RentOption(
+        pricing=offer.pricing,
+        provider=offer.provider,
+        offer_id=offer.id,
+        usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        billed_fraction=inputs.utilization if offer.pricing in PAY_PER_USE else 1.0,
+        as_of=offer.as_of,
+        age_days=max(0, (today - offer.as_of).days),
+        source=offer.source,
+        total=total,
+        per_gpu_hour=_per_gpu_hour(total, inputs),
+        years=[RentYear(year=year, rent=yearly, total=yearly) for year in range(1, inputs.years + 1)],
+    )
+
+
+def _cheapest_offers(catalog: Catalog, inputs: Inputs) -> dict[Pricing, Offer | None]:
+    """The cheapest allowed offer of each pricing model asked for (None where there is none)."""
+    offers = catalog.offers_for_gpu(inputs.gpu.id)
+    return {
+        pricing: min(
+            allowed_offers(offers, [pricing], inputs.providers),
+            key=lambda o: (o.usd_per_gpu_hour, o.id),
+            default=None,
+        )
+        for pricing in inputs.pricing
+    }
+
+
+def _break_even_utilization(inputs: Inputs, offer: Offer) -> float | None:
+    """Owning is affine in utilization (power), pay-per-use rent linear: where the two lines cross, if at most 1."""
+    fixed = _buy_total_usd(inputs, 0.0)
+    variable = _buy_total_usd(inputs, 1.0) - fixed
+    rent_at_full = _rent_year_usd(inputs, offer, 1.0) * inputs.years
+    if rent_at_full <= variable:
+        return None
+    crossing = fixed / (rent_at_full - variable)
+    return round(crossing, 3) if crossing <= 1 else None
+
+
+def _break_even_month(inputs: Inputs, offer: Offer) -> int | None:
+    """First month whose cumulative owning cost (purchase up front, then running costs) is below cumulative rent."""
+    first_year = _buy_years_usd(inputs, inputs.utilization)[0]
+    running = (first_year["power"] + first_year["facility"] + first_year["operations"]) / 12
+    rent = _rent_year_usd(inputs, offer, inputs.utilization) / 12
+    if rent <= running:
+        return None
+    month = math.floor(inputs.purchase_usd / (rent - running)) + 1
+    return month if month <= 12 * inputs.years else None
+
+
+def _break_even(inputs: Inputs, offers: dict[Pricing, Offer | None]) -> tuple[Offer | None, float | None, int | None]:
+    """The pay-per-use offer owning is measured against (on demand, else spot) and where owning catches up with it."""
+    basis = next((offer for pricing in BREAK_EVEN_PRICING if (offer := offers.get(pricing)) is not None), None)
+    if basis is None:
+        return None, None, None
+    return basis, _break_even_utilization(inputs, basis), _break_even_month(inputs, basis)
+
+
+def _offer_warnings(inputs: Inputs, options: list[RentOption], lang: Lang) -> list[str]:
+    warnings = [
+        explain.say(
+            "tco_offer_age",
+            lang,
+            provider=option.provider,
+            pricing=explain.pricing_name(option.pricing, lang),
+            days=option.age_days,
+            as_of=option.as_of.isoformat(),
+        )
+        for option in options
+        if option.age_days > PRICE_AGE_WARNING_DAYS
+    ]
+    if inputs.years < 3 and any(option.pricing == "reserved_3y" for option in options):
+        warnings.append(explain.say("tco_reserved_3y_longer", lang, years=inputs.years))
+    return warnings
+
+
+def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate: ExchangeRate) -> TcoRead:
+    """Compare buying a GPU configuration with renting it under each allowed pricing model."""
+    inputs, assumptions, warnings = _inputs(catalog, request, today, lang)
+    factor = rate.usd_to_cny if request.currency == "CNY" else 1.0
+    buy = _buy(inputs, factor)
+    offers = _cheapest_offers(catalog, inputs)
+    rent = sorted(
+        (_rent(inputs, offer, factor, today) for offer in offers.values() if offer is not None),
+        key=lambda option: (option.total, inputs.pricing.index(option.pricing)),
+    )
+    not_available = [
+        Unavailable(pricing=pricing, reason=_unavailable_reason(inputs, pricing, lang))
+        for pricing, offer in offers.items()
+        if offer is None
+    ]
+    basis, break_even_utilization, break_even_month = _break_even(inputs, offers)
+    if basis is not None:
+        assumptions.append(
+            Assumption(
+                name="break_even_rent",
+                value=f"{basis.pricing} at {basis.provider}, {basis.usd_per_gpu_hour:g} USD per GPU-hour",
+                source=basis.source,
+            )
+        )
+    best = rent[0] if rent else None
+    summary = explain.tco_summary(
+        gpu=inputs.gpu.name,
+        gpu_count=inputs.gpu_count,
+        years=inputs.years,
+        utilization=inputs.utilization,
+        buy=buy,
+        best=best,
+        basis=basis,
+        break_even_utilization=break_even_utilization,
+        break_even_month=break_even_month,
+        currency=request.currency,
+        lang=lang,
+    )
+    return TcoRead(
+        gpu=GpuSummary(id=inputs.gpu.id, name=inputs.gpu.name, vendor=inputs.gpu.vendor),
+        system=inputs.system.id if inputs.system else None,
+        gpu_count=inputs.gpu_count,
+        years=inputs.years,
+        utilization=inputs.utilization,
+        currency=request.currency,
+        exchange_rate=rate if request.currency == "CNY" else None,
+        lang=lang,
+        buy=buy,
+        rent=rent,
+        not_available=not_available,
+        cheaper=None if best is None else "rent" if best.total < buy.total else "buy",
+        rent_vs_buy_pct=round((best.total / buy.total - 1) * 100, 1) if best and buy.total > 0 else None,
+        break_even_utilization=break_even_utilization,
+        break_even_month=break_even_month,
+        summary=summary,
+        assumptions=assumptions,
+        warnings=warnings + _offer_warnings(inputs, rent, lang),
+    )
+
+
+def _unavailable_reason(inputs: Inputs, pricing: Pricing, lang: Lang) -> str:
+    providers = ", ".join(inputs.providers) if inputs.providers else ""
+    return explain.say(
+        "tco_no_offer" if not providers else "tco_no_offer_from",
+        lang,
+        gpu=inputs.gpu.name,
+        pricing=explain.pricing_name(pricing, lang),
+        providers=providers,
+    )

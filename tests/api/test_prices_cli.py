@@ -1,0 +1,52 @@
+"""`gpu-advisor prices export` and `prices import`: the same CSV format, all or nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import main
+from api.storage.bootstrap import migrate_and_seed
+from tests.conftest import sqlite_url
+
+
+@pytest.fixture
+async def database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    url = sqlite_url(tmp_path)
+    await migrate_and_seed(url)
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    return url
+
+
+def test_export_then_import_round_trips_unchanged(database: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    exported = runner.invoke(main, ["prices", "export"])
+    assert exported.exit_code == 0 and exported.output.startswith("id,provider,gpu,")
+    file = tmp_path / "offers.csv"
+    file.write_text(exported.output, encoding="utf-8")
+    imported = runner.invoke(main, ["prices", "import", str(file)])
+    assert imported.exit_code == 0, imported.output
+    assert "created 0, updated 0" in imported.output and "catalog unchanged" in imported.output
+
+
+def test_import_changes_a_price_and_rejects_bad_files(database: str, tmp_path: Path) -> None:
+    runner = CliRunner()
+    lines = runner.invoke(main, ["prices", "export"]).output.splitlines()
+    header, first = lines[0], lines[1]
+    columns = header.split(",")
+    values = first.split(",")
+    values[columns.index("usd_per_gpu_hour")] = "0.42"
+    good = tmp_path / "good.csv"
+    good.write_text(f"{header}\n{','.join(values)}\n", encoding="utf-8")
+    result = runner.invoke(main, ["prices", "import", str(good)])
+    assert result.exit_code == 0 and "updated 1" in result.output
+    assert ",0.42," in runner.invoke(main, ["prices", "export"]).output
+
+    values[columns.index("gpu")] = "h900"
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"{header}\n{','.join(values)}\n", encoding="utf-8")
+    rejected = runner.invoke(main, ["prices", "import", str(bad)])
+    assert rejected.exit_code == 1 and "bad.csv:2: gpu" in rejected.output
