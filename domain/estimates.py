@@ -132,6 +132,19 @@ class Option(Result, kw_only=True, frozen=True):
     assumptions: list[Assumption]
     reasons: list[str]
     warnings: list[str]
+    tco: TcoHint | None = None
+
+
+class TcoHint(Result, kw_only=True, frozen=True):
+    """For continuous serving: renting this configuration a month against owning it, amortised (POST /v1/tco)."""
+
+    currency: Currency
+    monthly_rent: float
+    monthly_owned: float
+    cheaper: Literal["buy", "rent"]
+    years: int
+    purchase_usd: float
+    basis: str
 
 
 class Exclusion(Result, kw_only=True, frozen=True):

@@ -39,6 +39,7 @@ from domain.estimates import (
     Recommendation,
     Requirements,
     ScoreBreakdown,
+    TcoHint,
 )
 from domain.explain import recommendation_summary, say, target_names
 from domain.memory import (
@@ -80,6 +81,7 @@ from domain.pricing import (
     per_run,
     rent,
 )
+from domain.tco import owned_monthly_usd
 from domain.workloads import (
     DEFAULT_PRICING,
     Constraints,
@@ -896,8 +898,38 @@ def _total(breakdown: ScoreBreakdown, objective: Objective) -> float:
     return round(sum(weights[name] * getattr(breakdown, name) for name in weights), 4)
 
 
+def _tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
+    """Serving runs around the clock: set a month of rent against a month of owning the same GPUs."""
+    if plan.kind != "inference" or candidate.rental is None:
+        return None
+    owned = owned_monthly_usd(plan.catalog, candidate.gpu, candidate.gpu_count, plan.today)
+    if owned is None:
+        return None
+    monthly_owned, inputs = owned
+    monthly_rent = candidate.rental.usd_per_hour * HOURS_PER_MONTH
+    return TcoHint(
+        currency=money.currency,
+        monthly_rent=round(monthly_rent * money.factor, 2),
+        monthly_owned=round(monthly_owned * money.factor, 2),
+        cheaper="buy" if monthly_owned < monthly_rent else "rent",
+        years=inputs.years,
+        purchase_usd=round(inputs.purchase_usd, 2),
+        basis=(
+            f"owning amortised over {inputs.years} years at 100% utilisation with POST /v1/tco's defaults "
+            f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
+            f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
+        ),
+    )
+
+
 def _option(
-    plan: Plan, candidate: Candidate, rank: int, breakdown: ScoreBreakdown, cost: Cost | None, objective: Objective
+    plan: Plan,
+    candidate: Candidate,
+    rank: int,
+    breakdown: ScoreBreakdown,
+    cost: Cost | None,
+    objective: Objective,
+    money: Money,
 ) -> Option:
     rental = candidate.rental
     unmet_text = []
@@ -934,6 +966,7 @@ def _option(
         assumptions=candidate.assumptions,
         reasons=candidate.reasons,
         warnings=candidate.warnings + [plan.say("misses", targets=text) for text in unmet_text],
+        tco=_tco_hint(plan, candidate, money),
     )
 
 
@@ -1096,7 +1129,7 @@ def recommend(
                 )
             )
             continue
-        options.append(_option(plan, candidate, rank, breakdowns[index], costs[index], normalised.objective))
+        options.append(_option(plan, candidate, rank, breakdowns[index], costs[index], normalised.objective, money))
     excluded.sort(key=lambda e: e.gpu)
     rate_used = rate if normalised.currency == "CNY" else None
     return Recommendation(
@@ -1141,7 +1174,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
     cost = _cost(plan, candidate, money)
     _common_warnings(plan, gpu, candidate)
     breakdown = _scores(plan, [candidate], "balanced")[0]
-    return _option(plan, candidate, 1, breakdown, cost, "balanced")
+    return _option(plan, candidate, 1, breakdown, cost, "balanced", money)
 
 
 def _infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option:

@@ -379,6 +379,18 @@ def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
     ]
 
 
+def owned_monthly_usd(catalog: Catalog, gpu: Gpu, gpu_count: int, today: date) -> tuple[float, Inputs] | None:
+    """Monthly cost of owning this many GPUs run around the clock, every default of POST /v1/tco applied.
+
+    None when the catalog has no purchase price for the GPU.
+    """
+    try:
+        inputs, _, _ = _inputs(catalog, TcoRequest(gpu=gpu.id, gpu_count=gpu_count, utilization=1.0), today, "en")
+    except WorkloadError:
+        return None
+    return _buy_total_usd(inputs, 1.0) / (inputs.years * 12), inputs
+
+
 def _draw_kw(inputs: Inputs, utilization: float) -> float:
     return inputs.kw_per_gpu * inputs.gpu_count * (IDLE_DRAW + (1 - IDLE_DRAW) * utilization)
 

@@ -208,3 +208,18 @@ async def test_model_and_custom_model_together_is_a_400(client: Client) -> None:
     body = {"workload": {"kind": "inference", "model": "llama-3.1-8b", "custom_model": custom}}
     response = await client.post("/v1/recommendations", json=body)
     assert response.status_code == 400 and response.json()["errors"][0]["field"] == "workload.model"
+
+
+async def test_serving_options_carry_a_rent_or_buy_hint(client: Client) -> None:
+    body = await post_json(
+        client, "/v1/recommendations", {"workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50}}
+    )
+    hinted = [o for o in body["options"] if o["tco"]]
+    assert hinted, "no serving option has a TCO hint"
+    for option in hinted:
+        hint = option["tco"]
+        assert hint["monthly_rent"] == pytest.approx(option["cost"]["monthly"], abs=0.02)
+        assert hint["cheaper"] == ("buy" if hint["monthly_owned"] < hint["monthly_rent"] else "rent")
+        assert hint["purchase_usd"] > 0 and "3 years" in hint["basis"]
+    training = await post_json(client, "/v1/recommendations", examples.REQUESTS[list(examples.REQUESTS)[1]])
+    assert all(o["tco"] is None for o in training["options"])
