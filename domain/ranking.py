@@ -985,7 +985,9 @@ def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: st
     return ids
 
 
-def _filter_reason(plan: Plan, gpu: Gpu, allowed: set[str] | None, excluded: set[str] | None) -> Exclusion | None:
+def _filter_reason(
+    plan: Plan, gpu: Gpu, allowed: frozenset[str] | None, excluded: frozenset[str] | None
+) -> Exclusion | None:
     limits = plan.constraints
     code, figures = "", dict[str, str]()
     if allowed is not None and gpu.id not in allowed:
@@ -1050,28 +1052,51 @@ def recommendation_id(request: RecommendationRequest, catalog_version: str, rate
     return "rec_" + digest.hexdigest()[:24]
 
 
-def normalise_request(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> RecommendationRequest:
-    """The request with every default filled, so equal meaning gives equal ids."""
+@dataclass(frozen=True)
+class PreparedRequest:
+    """A request with every default filled and every name checked: what the id is computed from."""
+
+    request: RecommendationRequest
+    resolved: Resolved
+    constraints: Constraints
+    allowed: frozenset[str] | None
+    denied: frozenset[str] | None
+
+
+def prepare(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> PreparedRequest:
+    """Normalise a request (equal meaning gives equal ids) and reject what no GPU could fix."""
     resolved = normalise(request.workload, catalog)
     constraints = request.constraints or Constraints()
     if constraints.pricing is None:
         constraints = msgspec.structs.replace(constraints, pricing=list(DEFAULT_PRICING))
     if not 1 <= request.limit <= LIMIT_MAX:
         raise WorkloadError("limit", f"limit must be between 1 and {LIMIT_MAX}")
-    return msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
+    allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
+    denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
+    check_providers(catalog, constraints.providers, "constraints.providers")
+    normalised = msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
+    return PreparedRequest(
+        request=normalised,
+        resolved=resolved,
+        constraints=constraints,
+        allowed=frozenset(allowed) if allowed is not None else None,
+        denied=frozenset(denied) if denied is not None else None,
+    )
 
 
 def recommend(
     catalog: Catalog, request: RecommendationRequest, *, now: datetime, lang: Lang, rate: ExchangeRate
 ) -> Recommendation:
     """Every GPU allowed by the constraints in its smallest suitable configuration, ranked, with exclusions."""
-    normalised = normalise_request(catalog, request, lang)
-    constraints = normalised.constraints or Constraints()
-    allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
-    denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
-    check_providers(catalog, constraints.providers, "constraints.providers")
-    resolved = Resolved(normalised.workload, normalise(normalised.workload, catalog).model)
-    plan = Plan(catalog=catalog, resolved=resolved, constraints=constraints, lang=lang, today=now.date())
+    return rank(catalog, prepare(catalog, request, lang), now=now, rate=rate)
+
+
+def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: ExchangeRate) -> Recommendation:
+    """The ranking of a prepared request."""
+    normalised, constraints = prepared.request, prepared.constraints
+    lang: Lang = normalised.lang or "en"
+    allowed, denied = prepared.allowed, prepared.denied
+    plan = Plan(catalog=catalog, resolved=prepared.resolved, constraints=constraints, lang=lang, today=now.date())
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
     costs: list[Cost | None] = []

@@ -20,7 +20,7 @@ from api.services import DATABASE_ERRORS, Services
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
 from api.strict_body import strict_body
 from domain.estimates import Recommendation
-from domain.ranking import RecommendationRequest, normalise_request, recommend, recommendation_id
+from domain.ranking import RecommendationRequest, prepare, rank, recommendation_id
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +71,9 @@ async def create_recommendation(
     data = await strict_body(request, RecommendationRequest)
     lang = resolve_lang(data.lang, request.headers.get("accept-language"))
     view = services.view
-    normalised = normalise_request(view.catalog, data, lang)
+    prepared = prepare(view.catalog, data, lang)
     rate = services.exchange_rate
-    rec_id = recommendation_id(normalised, view.version, rate if normalised.currency == "CNY" else None)
+    rec_id = recommendation_id(prepared.request, view.version, rate if prepared.request.currency == "CNY" else None)
     headers = {"Location": f"/v1/recommendations/{rec_id}"}
     body = await services.cache.get(f"rec:{rec_id}")
     if body is None:
@@ -81,9 +81,9 @@ async def create_recommendation(
         if stored is not None:
             body = _encoder.encode(stored)
         else:
-            result = recommend(view.catalog, normalised, now=datetime.now(UTC), lang=lang, rate=rate)
+            result = rank(view.catalog, prepared, now=datetime.now(UTC), rate=rate)
             body = _encoder.encode(result)
-            if not await _save(services, result, normalised):
+            if not await _save(services, result, prepared.request):
                 headers[STORED_HEADER] = "false"
         await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return Response(content=body, media_type="application/json", headers=headers)
