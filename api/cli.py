@@ -36,8 +36,8 @@ def _print_seed(report: object) -> None:
         f"{table}: +{report.inserted.get(table, 0)} ~{report.updated.get(table, 0)}" for table in report.inserted
     )
     click.echo(f"seeded catalog {report.version} ({changes})")
-    if report.kept_newer:
-        click.echo(f"kept newer stored prices for: {', '.join(report.kept_newer)}")
+    if report.kept:
+        click.echo(f"kept as administrators left them: {', '.join(report.kept)}")
 
 
 @click.group()
@@ -420,7 +420,7 @@ def recommend(**values: Any) -> None:
     settings = _settings()
     catalog = _load_catalog()
     try:
-        result = rank(catalog, request, now=datetime.now(UTC), lang=values["lang"], rate=_rate(settings))
+        result = rank(catalog, request, now=datetime.now(UTC), lang=values["lang"], rate=settings.exchange_rate())
     except WorkloadError as error:
         raise click.UsageError(f"{error.field}: {error.message}") from None
     if values["as_json"]:
@@ -462,7 +462,7 @@ def estimate(**values: Any) -> None:
     settings = _settings()
     try:
         option = run_estimate(
-            _load_catalog(), request, now=datetime.now(UTC), lang=values["lang"], rate=_rate(settings)
+            _load_catalog(), request, now=datetime.now(UTC), lang=values["lang"], rate=settings.exchange_rate()
         )
     except WorkloadError as error:
         raise click.UsageError(f"{error.field}: {error.message}") from None
@@ -472,12 +472,6 @@ def estimate(**values: Any) -> None:
     _print_options([option], values["lang"], f"{option.gpu_count}x {option.gpu.name}")
     for line in option.reasons + option.warnings:
         click.echo(f"  - {line}")
-
-
-def _rate(settings: Settings) -> Any:
-    from domain.estimates import ExchangeRate
-
-    return ExchangeRate(usd_to_cny=settings.usd_cny, as_of=settings.usd_cny_as_of, source="GPU_ADVISOR_USD_CNY setting")
 
 
 if __name__ == "__main__":

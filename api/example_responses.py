@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from api.examples import ESTIMATE_REQUESTS, REQUESTS
+from api.settings import Settings
 from api.storage.reference import load_reference_catalog
-from domain.estimates import ExchangeRate
 from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
 
 # Fixed inputs keep the published document stable between exports.
 EXAMPLE_TIME = datetime(2026, 11, 29, tzinfo=UTC)
-EXAMPLE_RATE = ExchangeRate(usd_to_cny=7.10, as_of=date(2026, 11, 29), source="gpu-advisor default rate")
+EXAMPLE_RATE = Settings().exchange_rate()
 SHOWN_EXCLUSIONS = 3
 
 

@@ -143,7 +143,17 @@ def _http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Respon
     if status >= 500:
         return _internal_error_handler(_, exc)
     detail = exc.detail if exc.detail and exc.detail != HTTPStatus(status).phrase else HTTPStatus(status).description
-    problem = Problem(title=HTTPStatus(status).phrase, status=status, detail=detail)
+    if status == 400:
+        # Litestar's own 400s (malformed JSON, a body it cannot read) are input errors like any other.
+        problem = Problem(
+            type="/problems/validation",
+            title="Bad Request",
+            status=400,
+            detail=detail,
+            errors=[FieldError(field="body", message=detail)],
+        )
+        return problem_response(problem, dict(exc.headers) if exc.headers else None)
+    problem = Problem(type="about:blank", title=HTTPStatus(status).phrase, status=status, detail=detail)
     return problem_response(problem, dict(exc.headers) if exc.headers else None)
 
 
@@ -151,7 +161,10 @@ def _internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> 
     # The client learns only that it failed; the traceback goes to the log, never into the response.
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     problem = Problem(
-        title="Internal Server Error", status=500, detail="The server failed to answer; it has been logged."
+        type="about:blank",
+        title="Internal Server Error",
+        status=500,
+        detail="The server failed to answer; it has been logged.",
     )
     return problem_response(problem)
 
@@ -181,7 +194,12 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "detail": "Invalid min_memory_gb: Expected `float` >= 0.0",
         "errors": [{"field": "min_memory_gb", "message": "Expected `float` >= 0.0"}],
     },
-    401: {"title": "Unauthorized", "status": 401, "detail": "A valid X-API-Key header is required."},
+    401: {
+        "type": "about:blank",
+        "title": "Unauthorized",
+        "status": 401,
+        "detail": "A valid X-API-Key header is required.",
+    },
     404: {
         "type": "/problems/not-found",
         "title": "Not Found",
@@ -190,16 +208,19 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "suggestions": ["h100-sxm"],
     },
     413: {
+        "type": "about:blank",
         "title": "Request Entity Too Large",
         "status": 413,
         "detail": "The request body is larger than the service accepts.",
     },
     415: {
+        "type": "about:blank",
         "title": "Unsupported Media Type",
         "status": 415,
         "detail": "Send application/json or text/csv, not 'text/plain'.",
     },
     503: {
+        "type": "about:blank",
         "title": "Service Unavailable",
         "status": 503,
         "detail": "The database is unavailable.",

@@ -27,7 +27,7 @@ class FieldError(Wire, kw_only=True, omit_defaults=True):
 class Problem(Wire, kw_only=True, omit_defaults=True):
     """RFC 9457 problem details, the body of every error."""
 
-    type: str = "about:blank"
+    type: str
     title: str
     status: int
     detail: str

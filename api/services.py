@@ -63,14 +63,8 @@ class Services:
 
     @property
     def exchange_rate(self) -> ExchangeRate:
-        """The USD to CNY rate from the settings, as answers state it."""
-        return ExchangeRate(
-            usd_to_cny=self.settings.usd_cny,
-            as_of=self.settings.usd_cny_as_of,
-            source="GPU_ADVISOR_USD_CNY setting"
-            if self.settings.usd_cny != 7.10
-            else "gpu-advisor default rate; set GPU_ADVISOR_USD_CNY and GPU_ADVISOR_USD_CNY_AS_OF",
-        )
+        """The USD to CNY rate from the settings."""
+        return self.settings.exchange_rate()
 
     async def reload_catalog(self) -> CatalogView:
         """Replace the snapshot with what the database holds now."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from datetime import date
 
 import msgspec
+
+from domain.estimates import ExchangeRate
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
 
@@ -51,6 +54,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # CNY figures are USD figures times this rate; every converted answer states the rate and its date.
     usd_cny: float = 7.10
     usd_cny_as_of: date = date(2026, 11, 29)
+    usd_cny_source: str = "gpu-advisor default rate; set GPU_ADVISOR_USD_CNY and GPU_ADVISOR_USD_CNY_AS_OF"
+
+    def exchange_rate(self) -> ExchangeRate:
+        """The USD to CNY rate as answers state it."""
+        return ExchangeRate(usd_to_cny=self.usd_cny, as_of=self.usd_cny_as_of, source=self.usd_cny_source)
 
     @property
     def is_sqlite(self) -> bool:
@@ -76,6 +84,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 value = kind(raw)
             except ValueError:
                 raise SettingsError(f"{name}={raw!r} is not a {kind.__name__}") from None
+            if not math.isfinite(value):
+                raise SettingsError(f"{name}={raw!r} must be a finite number")
             if value < 0:
                 raise SettingsError(f"{name}={raw!r} must not be negative")
             return value
@@ -117,4 +127,5 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             log_level=(text("GPU_ADVISOR_LOG_LEVEL") or "INFO").upper(),
             usd_cny=_positive(number("GPU_ADVISOR_USD_CNY", defaults.usd_cny), "GPU_ADVISOR_USD_CNY"),
             usd_cny_as_of=_date(text("GPU_ADVISOR_USD_CNY_AS_OF"), defaults.usd_cny_as_of),
+            usd_cny_source="GPU_ADVISOR_USD_CNY setting" if text("GPU_ADVISOR_USD_CNY") else defaults.usd_cny_source,
         )

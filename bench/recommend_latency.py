@@ -54,7 +54,6 @@ import msgspec
 
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
-from domain.estimates import ExchangeRate
 from domain.ranking import RecommendationRequest, recommend
 
 WORKLOADS: list[tuple[str, dict[str, Any]]] = [
@@ -110,16 +109,10 @@ class DomainResult:
 # --- part 1: the domain, in-process -----------------------------------------------------------------------------
 
 
-def default_rate() -> ExchangeRate:
-    """The rate a server with default settings states (USD answers carry none, but recommend needs one)."""
-    settings = Settings()
-    return ExchangeRate(usd_to_cny=settings.usd_cny, as_of=settings.usd_cny_as_of, source="gpu-advisor default rate")
-
-
 def bench_domain(calls: int) -> tuple[list[DomainResult], dict[str, Any]]:
     """Per-workload results and the run's facts (catalog, median over all six workloads, target)."""
     catalog = load_reference_catalog()
-    rate = default_rate()
+    rate = Settings().exchange_rate()
     now = datetime.now(UTC)
     results: list[DomainResult] = []
     everything: list[int] = []

@@ -451,6 +451,8 @@ def _model_problems(model: ModelSpec) -> list[str]:
         problems.append(f"model {model.id!r}: attention {model.attention!r} needs kv_heads")
     if model.attention == "mha" and model.kv_heads not in (None, model.attention_heads):
         problems.append(f"model {model.id!r}: MHA needs kv_heads == attention_heads")
+    if model.moe is not None and model.moe.experts_per_token >= model.moe.routed_experts:
+        problems.append(f"model {model.id!r}: experts_per_token must be fewer than routed_experts")
     if model.moe is not None and model.active_params_b is None:
         problems.append(f"model {model.id!r}: a mixture-of-experts model needs active_params_b")
     if model.active_params_b is not None and model.active_params_b > model.params_b:

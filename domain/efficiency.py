@@ -110,10 +110,10 @@ QLORA_SLOWDOWN = Factor(1.3, 1.15, 1.6, f"{_TRAIN}: QLoRA dequantisation per ste
 
 # GPUs whose stack has a published measurement among the calibration points; everything else is spec-sheet.
 CALIBRATED = {
-    "inference": frozenset({"h100-sxm", "h200", "mi300x"}),
-    "training": frozenset({"h100-sxm", "h200", "mi300x"}),
-    "fine_tuning": frozenset({"h100-sxm", "h200", "mi300x"}),
-    "image_generation": frozenset({"a100-sxm-80gb", "a100-sxm-40gb", "a100-pcie-80gb"}),
+    "inference": frozenset({"h200", "mi300x"}),
+    "training": frozenset({"h200", "mi300x"}),
+    "fine_tuning": frozenset(),
+    "image_generation": frozenset({"a100-sxm-80gb"}),
 }
 
 

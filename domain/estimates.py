@@ -145,6 +145,7 @@ class TcoHint(Result, kw_only=True, frozen=True):
     years: int
     purchase_usd: float
     basis: str
+    warnings: list[str]
 
 
 class Exclusion(Result, kw_only=True, frozen=True):

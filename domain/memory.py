@@ -30,10 +30,11 @@ MAX_BATCH = 1024
 
 
 def usable_memory_bytes(gpu: Gpu) -> float:
-    """Memory a runtime can allocate: datasheet "GB" of HBM are GiB (H100 shows ~79.6 GiB); ECC takes ~6% of GDDR."""
+    """Memory a runtime can allocate: datasheet "GB" of HBM are GiB (H100 shows ~79.6 GiB); ECC, on by default on
+    professional GDDR cards, takes ~6% (an L40S shows ~45 GiB); GeForce cards run without it."""
     if gpu.memory_type.upper().startswith("HBM"):
         return (gpu.memory_gb - 0.5) * GIB
-    return gpu.memory_gb * 0.94 * GIB
+    return gpu.memory_gb * (1.0 if gpu.segment == "consumer" else 0.94) * GIB
 
 
 def weights_bytes(model: LlmModel, precision: str) -> float:
@@ -46,7 +47,7 @@ def moe_split(model: LlmModel) -> tuple[float, float]:
 
     Derived from total and active counts, so it holds for any MoE layout: total = base + E x e, active = base + k x e.
     """
-    if model.moe is None or model.active_params_b is None:
+    if model.moe is None or model.active_params_b is None or model.moe.routed_experts <= model.moe.experts_per_token:
         return model.params_b * 1e9, 0.0
     experts, top_k = model.moe.routed_experts, model.moe.experts_per_token
     per_expert = (model.params_b - model.active_params_b) * 1e9 / (experts - top_k)

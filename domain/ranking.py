@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -45,6 +45,7 @@ from domain.explain import recommendation_summary, say, target_names
 from domain.memory import (
     BYTES_PER_PARAM,
     GB,
+    GIB,
     GPU_MEMORY_UTILIZATION,
     MAX_BATCH,
     InferenceMemory,
@@ -92,7 +93,6 @@ from domain.workloads import (
     Resolved,
     TrainingWorkload,
     Workload,
-    WorkloadError,
     WorkloadSpec,
     check_providers,
     normalise,
@@ -498,7 +498,7 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         candidate.reasons.append(plan.say("fits_one_gpu", gpu=gpu.name, weights_gb=weights_gb))
     elif instance.pipeline > 1:
         candidate.reasons.append(plan.say("pipeline_nodes", nodes=instance.pipeline, pp=instance.pipeline))
-    elif instance is instances[0]:
+    elif instance is instances[0] or unmet:
         candidate.reasons.append(plan.say("tensor_parallel", tp=instance.tensor, weights_gb=weights_gb))
     else:
         candidate.reasons.append(plan.say("tensor_parallel_latency", tp=instance.tensor))
@@ -540,7 +540,8 @@ def _inference_assumptions(plan: Plan, gpu: Gpu, instance: _Instance, batch: int
         ),
         Assumption(
             name="gpu_memory_utilization",
-            value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GB:.1f} GB usable per GPU",
+            value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
+            "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
             source="perf-model.md section 1",
         ),
         Assumption(
@@ -902,10 +903,10 @@ def _tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
     """Serving runs around the clock: set a month of rent against a month of owning the same GPUs."""
     if plan.kind != "inference" or candidate.rental is None:
         return None
-    owned = owned_monthly_usd(plan.catalog, candidate.gpu, candidate.gpu_count, plan.today)
+    owned = owned_monthly_usd(plan.catalog, candidate.gpu, candidate.gpu_count, plan.today, plan.lang)
     if owned is None:
         return None
-    monthly_owned, inputs = owned
+    monthly_owned, inputs, warnings = owned
     monthly_rent = candidate.rental.usd_per_hour * HOURS_PER_MONTH
     return TcoHint(
         currency=money.currency,
@@ -919,6 +920,7 @@ def _tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
             f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
             f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
         ),
+        warnings=warnings,
     )
 
 
@@ -1046,9 +1048,15 @@ def _requirements(plan: Plan) -> Requirements:
     )
 
 
-def recommendation_id(request: RecommendationRequest, catalog_version: str, rate: ExchangeRate | None) -> str:
-    """Content address: the same normalised request on the same catalog (and rate) gives the same id."""
-    digest = hashlib.sha256(msgspec.json.encode([request, catalog_version, rate]))
+def recommendation_id(
+    request: RecommendationRequest, catalog_version: str, rate: ExchangeRate | None, day: date
+) -> str:
+    """Content address: the same normalised request on the same catalog, rate and day gives the same id.
+
+    The day is part of it because answers state how old each price is.
+    """
+    converted = (rate.usd_to_cny, rate.as_of) if rate is not None else None
+    digest = hashlib.sha256(msgspec.json.encode([request, catalog_version, converted, day]))
     return "rec_" + digest.hexdigest()[:24]
 
 
@@ -1066,14 +1074,24 @@ class PreparedRequest:
 def prepare(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> PreparedRequest:
     """Normalise a request (equal meaning gives equal ids) and reject what no GPU could fix."""
     resolved = normalise(request.workload, catalog)
-    constraints = request.constraints or Constraints()
-    if constraints.pricing is None:
-        constraints = msgspec.structs.replace(constraints, pricing=list(DEFAULT_PRICING))
-    if not 1 <= request.limit <= LIMIT_MAX:
-        raise WorkloadError("limit", f"limit must be between 1 and {LIMIT_MAX}")
-    allowed = _resolve_names(catalog, constraints.gpus, "constraints.gpus")
-    denied = _resolve_names(catalog, constraints.exclude_gpus, "constraints.exclude_gpus")
-    check_providers(catalog, constraints.providers, "constraints.providers")
+    given = request.constraints or Constraints()
+    allowed = _resolve_names(catalog, given.gpus, "constraints.gpus")
+    denied = _resolve_names(catalog, given.exclude_gpus, "constraints.exclude_gpus")
+    check_providers(catalog, given.providers, "constraints.providers")
+
+    def canonical(values: Iterable[str] | None) -> list[Any] | None:
+        # Order, repetition and aliases do not change the question, so they must not change the id.
+        return sorted(set(values)) if values is not None else None
+
+    constraints = msgspec.structs.replace(
+        given,
+        gpus=canonical(allowed),
+        exclude_gpus=canonical(denied),
+        vendors=canonical(given.vendors),
+        ecosystems=canonical(given.ecosystems),
+        providers=canonical(given.providers),
+        pricing=canonical(given.pricing or DEFAULT_PRICING),
+    )
     normalised = msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
     return PreparedRequest(
         request=normalised,
@@ -1158,7 +1176,7 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
     excluded.sort(key=lambda e: e.gpu)
     rate_used = rate if normalised.currency == "CNY" else None
     return Recommendation(
-        id=recommendation_id(normalised, catalog.version, rate_used),
+        id=recommendation_id(normalised, catalog.version, rate_used, now.date()),
         created_at=now.isoformat(),
         catalog_version=catalog.version,
         workload=normalised.workload,
@@ -1219,7 +1237,8 @@ def _infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Optio
     except Excluded:
         pass
     capacity = usable_memory_bytes(gpu) * gpu_count / GB
-    needed = float(reason.figures.get("needed_gb", 0.0))  # type: ignore[arg-type]
+    requirements = _requirements(plan)
+    needed = requirements.min_memory_gb
     return Option(
         rank=1,
         feasible=False,
@@ -1232,8 +1251,8 @@ def _infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Optio
         memory=MemoryUse(
             capacity_gb=_round(capacity),
             required_gb=_round(needed),
-            weights_gb=_round(needed),
-            headroom_pct=round(100 * (capacity - needed) / capacity, 1) if needed else 0.0,
+            weights_gb=requirements.weights_gb,
+            headroom_pct=round(100 * (capacity - needed) / capacity, 1),
         ),
         performance=None,
         meets_targets=False,

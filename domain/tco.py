@@ -237,11 +237,16 @@ def _hardware(catalog: Catalog, request: TcoRequest) -> tuple[Gpu, System | None
 def _reference_system(catalog: Catalog, gpu: Gpu) -> System | None:
     """The server of this GPU with the lowest purchase price per GPU; an unpriced one only if none is priced."""
     systems = [s for s in catalog.systems if s.gpu == gpu.id]
-    return min(
-        systems,
-        key=lambda s: (s.price is None, s.price.usd / s.gpu_count if s.price else 0.0, s.id),
-        default=None,
-    )
+
+    def preference(system: System) -> tuple[bool, bool, float, str]:
+        # A dated list, street or quote price for a whole server beats an estimate or a low-confidence figure.
+        price = system.price
+        if price is None:
+            return (True, True, 0.0, system.id)
+        weak = price.basis == "estimate" or price.confidence == "low"
+        return (False, weak, price.usd / system.gpu_count, system.id)
+
+    return min(systems, key=preference, default=None)
 
 
 def _catalog_purchase(
@@ -379,16 +384,19 @@ def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
     ]
 
 
-def owned_monthly_usd(catalog: Catalog, gpu: Gpu, gpu_count: int, today: date) -> tuple[float, Inputs] | None:
-    """Monthly cost of owning this many GPUs run around the clock, every default of POST /v1/tco applied.
-
-    None when the catalog has no purchase price for the GPU.
+def owned_monthly_usd(
+    catalog: Catalog, gpu: Gpu, gpu_count: int, today: date, lang: Lang
+) -> tuple[float, Inputs, list[str]] | None:
+    """Monthly cost of owning this many GPUs run around the clock, every default of POST /v1/tco applied, with
+    what a buyer should know about the purchase price. None when the catalog has no purchase price for the GPU.
     """
     try:
-        inputs, _, _ = _inputs(catalog, TcoRequest(gpu=gpu.id, gpu_count=gpu_count, utilization=1.0), today, "en")
+        inputs, _, warnings = _inputs(
+            catalog, TcoRequest(gpu=gpu.id, gpu_count=gpu_count, utilization=1.0), today, lang
+        )
     except WorkloadError:
         return None
-    return _buy_total_usd(inputs, 1.0) / (inputs.years * 12), inputs
+    return _buy_total_usd(inputs, 1.0) / (inputs.years * 12), inputs, warnings
 
 
 def _draw_kw(inputs: Inputs, utilization: float) -> float:

@@ -189,8 +189,8 @@ def _custom_llm(custom: CustomModel) -> LlmModel:
                 "workload.custom_model",
                 "a mixture-of-experts model needs routed_experts, experts_per_token and active_params_b",
             )
-        if custom.experts_per_token > custom.routed_experts:
-            raise WorkloadError("workload.custom_model", "experts_per_token exceeds routed_experts")
+        if custom.experts_per_token >= custom.routed_experts:
+            raise WorkloadError("workload.custom_model", "experts_per_token must be fewer than routed_experts")
         moe = MoE(
             routed_experts=custom.routed_experts,
             experts_per_token=custom.experts_per_token,

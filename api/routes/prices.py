@@ -62,7 +62,10 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
             503, "The database is unavailable; nothing was changed.", headers={"Retry-After": "5"}
         ) from None
     if report.changed:
-        await services.catalog_changed()
+        try:
+            await services.catalog_changed()
+        except Exception as error:  # committed already: the poller of every instance will catch up
+            log.warning("reload after a committed offer change failed: %s", error)
     return report
 
 
@@ -255,8 +258,8 @@ async def get_offer_history(
 ) -> OfferHistoryList:
     try:
         async with services.sessions() as session:
-            rows = await offer_history(session, offer_id, limit)
-            exists = bool(rows) or await offer_exists(session, offer_id)
+            rows, total = await offer_history(session, offer_id, limit)
+            exists = bool(total) or await offer_exists(session, offer_id)
     except DATABASE_ERRORS as error:
         log.warning("could not read history of %s: %s", offer_id, error)
         raise ProblemError(503, "Price history is unavailable right now.", headers={"Retry-After": "5"}) from None
@@ -277,7 +280,7 @@ async def get_offer_history(
         )
         for row in rows
     ]
-    return OfferHistoryList(items=items, total=len(items))
+    return OfferHistoryList(items=items, total=total)
 
 
 ROUTES = [put_offer, delete_offer, import_offers, get_offer_history]

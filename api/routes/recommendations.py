@@ -73,7 +73,9 @@ async def create_recommendation(
     view = services.view
     prepared = prepare(view.catalog, data, lang)
     rate = services.exchange_rate
-    rec_id = recommendation_id(prepared.request, view.version, rate if prepared.request.currency == "CNY" else None)
+    now = datetime.now(UTC)
+    rate_used = rate if prepared.request.currency == "CNY" else None
+    rec_id = recommendation_id(prepared.request, view.version, rate_used, now.date())
     headers = {"Location": f"/v1/recommendations/{rec_id}"}
     body = await services.cache.get(f"rec:{rec_id}")
     if body is None:
@@ -81,7 +83,7 @@ async def create_recommendation(
         if stored is not None:
             body = _encoder.encode(stored)
         else:
-            result = rank(view.catalog, prepared, now=datetime.now(UTC), rate=rate)
+            result = rank(view.catalog, prepared, now=now, rate=rate)
             body = _encoder.encode(result)
             if not await _save(services, result, prepared.request):
                 headers[STORED_HEADER] = "false"

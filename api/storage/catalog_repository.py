@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.storage.tables import (
@@ -55,7 +55,7 @@ class SeedReport:
 
     inserted: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
-    kept_newer: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
     version: str = ""
 
     @property
@@ -125,6 +125,27 @@ async def record_version(session: AsyncSession, version: str, now: datetime) -> 
         row.version, row.updated_at = version, now
 
 
+# Seeding and administrative writes from every instance queue on this lock, so each computes the catalog version
+# after the one before and two first starts do not both insert the reference data.
+CATALOG_WRITE_LOCK_ID = 7_351_208_115
+
+
+async def lock_catalog_writes(session: AsyncSession) -> None:
+    """Serialise catalog writers until the transaction ends (PostgreSQL; SQLite serialises writers itself)."""
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": CATALOG_WRITE_LOCK_ID})
+
+
+async def _last_actors(session: AsyncSession) -> dict[str, str]:
+    """Who made the latest change of each offer that has a history."""
+    rows = await session.execute(
+        select(OfferPriceHistoryRow.offer_id, OfferPriceHistoryRow.actor).order_by(
+            OfferPriceHistoryRow.recorded_at, OfferPriceHistoryRow.id
+        )
+    )
+    return {offer_id: actor for offer_id, actor in rows}
+
+
 def history_row(
     offer: Offer, *, change: str, actor: str, previous: float | None, now: datetime
 ) -> OfferPriceHistoryRow:
@@ -145,8 +166,10 @@ def history_row(
 async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str = "seed") -> SeedReport:
     """Bring the database up to the reference data; a second run changes nothing.
 
-    An offer whose stored price is dated after the reference one (an administrator's update) is kept.
+    What administrators did is kept: an offer they deleted is not put back, and their price stays unless the
+    reference price is dated later.
     """
+    await lock_catalog_writes(session)
     now = datetime.now(UTC)
     report = SeedReport()
     for table in DOCUMENT_TABLES:
@@ -167,26 +190,31 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
         await session.flush()
 
     stored_offers = {row.id: row for row in (await session.scalars(select(OfferRow))).all()}
+    last_actor = await _last_actors(session)
     inserted = updated = 0
     for offer in reference.offers:
         columns = offer_columns(offer)
         row = stored_offers.get(offer.id)
+        administered = last_actor.get(offer.id, actor) != actor
         if row is None:
+            if offer.id in last_actor:
+                # Deleted since it was seeded: an administrator's decision, not a gap to fill.
+                report.kept.append(offer.id)
+                continue
             session.add(OfferRow(**columns, updated_at=now))
             session.add(history_row(offer, change="created", actor=actor, previous=None, now=now))
             inserted += 1
             continue
         if offer_from_row(row) == msgspec.structs.asdict(offer):
             continue
-        if row.as_of > offer.as_of:
-            report.kept_newer.append(offer.id)
+        if administered and row.as_of >= offer.as_of:
+            report.kept.append(offer.id)
             continue
         previous = row.usd_per_gpu_hour
         for column, value in columns.items():
             setattr(row, column, value)
         row.updated_at = now
-        if previous != offer.usd_per_gpu_hour:
-            session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
+        session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
         updated += 1
     report.inserted["offers"], report.updated["offers"] = inserted, updated
     await session.flush()

@@ -7,21 +7,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import msgspec
-from sqlalchemy import select, text
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.storage.catalog_repository import (
     history_row,
     load_catalog,
+    lock_catalog_writes,
     offer_columns,
     offer_from_row,
     record_version,
 )
 from api.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Offer
-
-# Admin writes from every instance queue on this lock, so each computes the catalog version after the one before.
-ADMIN_LOCK_ID = 7_351_208_115
 
 
 @dataclass
@@ -46,8 +44,7 @@ async def write_offers(
 
     Raises CatalogError when the catalog that would result is invalid (the transaction must then be rolled back).
     """
-    if session.bind is not None and session.bind.dialect.name == "postgresql":
-        await session.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": ADMIN_LOCK_ID})
+    await lock_catalog_writes(session)
     now = datetime.now(UTC)
     ids = [offer.id for offer in upserts] + list(deletes)
     stored = {row.id: row for row in (await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)))).all()}
@@ -89,12 +86,15 @@ async def offer_exists(session: AsyncSession, offer_id: str) -> bool:
     return await session.get(OfferRow, offer_id) is not None
 
 
-async def offer_history(session: AsyncSession, offer_id: str, limit: int) -> list[OfferPriceHistoryRow]:
-    """The offer's changes, newest first."""
+async def offer_history(session: AsyncSession, offer_id: str, limit: int) -> tuple[list[OfferPriceHistoryRow], int]:
+    """The offer's latest `limit` changes, newest first, and how many there are in all."""
     statement = (
         select(OfferPriceHistoryRow)
         .where(OfferPriceHistoryRow.offer_id == offer_id)
         .order_by(OfferPriceHistoryRow.recorded_at.desc(), OfferPriceHistoryRow.id.desc())
         .limit(limit)
     )
-    return list((await session.scalars(statement)).all())
+    total = await session.scalar(
+        select(func.count()).select_from(OfferPriceHistoryRow).where(OfferPriceHistoryRow.offer_id == offer_id)
+    )
+    return list((await session.scalars(statement)).all()), int(total or 0)

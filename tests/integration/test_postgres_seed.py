@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from api.storage.bootstrap import migrate_and_seed
 from api.storage.catalog_repository import load_catalog, seed_catalog, stored_version
 from api.storage.database import create_engine, create_session_factory
+from api.storage.offer_repository import write_offers
 from api.storage.tables import OfferPriceHistoryRow
 from domain.catalog import Catalog
 
@@ -77,9 +78,33 @@ async def test_seed_is_idempotent_and_price_changes_keep_history(postgres_url: s
             assert stored is not None and stored.lowest_prices("h100-sxm")["on_demand"].usd_per_gpu_hour <= 2.49
             assert await stored_version(session) == cheaper.version
 
-        # Reference data dated before the stored price (an administrator's newer price) does not overwrite it.
+    finally:
+        await engine.dispose()
+
+
+async def test_seeding_keeps_what_administrators_did(postgres_url: str, reference: Catalog) -> None:
+    """A restart (which seeds) must not undo an administrator's price or bring back a deleted offer."""
+    await migrate_and_seed(postgres_url)
+    engine = create_engine(postgres_url)
+    sessions = create_session_factory(engine)
+    edited, deleted = reference.offers[0], reference.offers[1]
+    try:
         async with sessions() as session, session.begin():
-            stale = await seed_catalog(session, reference)
-        assert stale.kept_newer == [offer_id] and not stale.changed
+            await write_offers(
+                session, [msgspec.structs.replace(edited, usd_per_gpu_hour=0.99)], [deleted.id], actor="api-key-1"
+            )
+        report = await migrate_and_seed(postgres_url)
+        assert sorted(report.kept) == sorted([edited.id, deleted.id]) and not report.changed
+        async with sessions() as session:
+            stored = await load_catalog(session)
+        assert stored is not None
+        assert {o.id: o.usd_per_gpu_hour for o in stored.offers}[edited.id] == 0.99
+        assert deleted.id not in {o.id for o in stored.offers}
+
+        # Newer reference data (a later release) does replace an administrator's older price.
+        newer = with_offer(reference, edited.id, usd_per_gpu_hour=1.23, as_of=edited.as_of + timedelta(days=1))
+        async with sessions() as session, session.begin():
+            report = await seed_catalog(session, newer)
+        assert report.updated["offers"] == 1
     finally:
         await engine.dispose()
