@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -29,15 +29,27 @@ class Rental:
     def usd_per_hour(self) -> float:
         return self.gpus * self.offer.usd_per_gpu_hour
 
+    @property
+    def machines(self) -> int:
+        size = self.offer.gpus_per_instance
+        return self.instances * max(1, -(-size // 8))
+
     def age_days(self, today: date) -> int:
         return max(0, (today - self.offer.as_of).days)
 
 
-def rent(offers: Iterable[Offer], gpus: int, gpus_per_machine: int, exact: bool = False) -> Rental | None:
+def rent(
+    offers: Iterable[Offer],
+    gpus: int,
+    gpus_per_machine: int,
+    exact: bool = False,
+    fits: Callable[[Rental], bool] = lambda _: True,
+) -> Rental | None:
     """The cheapest way to rent `gpus` GPUs when each model copy needs `gpus_per_machine` GPUs in one machine.
 
     An offer listed per single GPU is a one-GPU instance: it cannot host tensor parallelism. Instances are rented
     whole, so the configuration may get more GPUs than asked for (they run extra copies); with `exact` it may not.
+    `fits` rejects rentals that break the caller's limits (machines, GPUs) before the cheapest is chosen.
     """
     best: Rental | None = None
     for offer in offers:
@@ -48,6 +60,8 @@ def rent(offers: Iterable[Offer], gpus: int, gpus_per_machine: int, exact: bool 
         if exact and instances * size != gpus:
             continue
         rental = Rental(offer=offer, instances=instances)
+        if not fits(rental):
+            continue
         if best is None or (rental.usd_per_hour, offer.usd_per_gpu_hour, offer.id) < (
             best.usd_per_hour,
             best.offer.usd_per_gpu_hour,

@@ -235,9 +235,21 @@ def _round(value: float) -> float:
 
 def _rental(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
     exact = plan.fixed_count is not None
-    rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact)
-    if rental is None and plan.constraints.require_offer:
-        raise Excluded("no_offer", detail=_no_offer_detail(plan, gpu, per_machine))
+
+    def within_limits(rental: Rental) -> bool:
+        try:
+            _check_limits(plan, rental.gpus, rental.machines)
+        except Excluded:
+            return False
+        return True
+
+    rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact, fits=within_limits)
+    if rental is None:
+        unlimited = rent(plan.offers(gpu), gpus, per_machine, exact=exact)
+        if unlimited is not None:
+            _check_limits(plan, unlimited.gpus, unlimited.machines)  # raises the limit it breaks
+        if plan.constraints.require_offer:
+            raise Excluded("no_offer", detail=_no_offer_detail(plan, gpu, per_machine))
     return rental
 
 
@@ -267,10 +279,7 @@ def _check_limits(plan: Plan, gpus: int, nodes: int) -> None:
 
 
 def _nodes(rental: Rental | None, gpus: int) -> int:
-    if rental is not None:
-        size = rental.offer.gpus_per_instance
-        return rental.instances if size <= GPUS_PER_NODE else rental.instances * math.ceil(size / GPUS_PER_NODE)
-    return math.ceil(gpus / GPUS_PER_NODE)
+    return rental.machines if rental is not None else math.ceil(gpus / GPUS_PER_NODE)
 
 
 def _common_warnings(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
@@ -578,9 +587,8 @@ def _inference_assumptions(plan: Plan, gpu: Gpu, instance: _Instance, batch: int
 def _training_counts(plan: Plan) -> list[int]:
     if plan.fixed_count is not None:
         return [plan.fixed_count]
-    limit = plan.constraints.max_gpus
-    if plan.constraints.single_node:
-        limit = min(limit, GPUS_PER_NODE)
+    nodes = 1 if plan.constraints.single_node else plan.constraints.max_nodes
+    limit = min(plan.constraints.max_gpus, nodes * GPUS_PER_NODE)
     counts, n = [1, 2, 4], GPUS_PER_NODE
     while n <= limit:
         counts.append(n)

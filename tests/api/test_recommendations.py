@@ -223,3 +223,61 @@ async def test_serving_options_carry_a_rent_or_buy_hint(client: Client) -> None:
         assert hint["purchase_usd"] > 0 and "3 years" in hint["basis"]
     training = await post_json(client, "/v1/recommendations", examples.REQUESTS[list(examples.REQUESTS)[1]])
     assert all(o["tco"] is None for o in training["options"])
+
+
+async def test_moe_custom_model_with_every_expert_active_is_a_400(client: Client) -> None:
+    custom = {
+        "params_b": 47,
+        "active_params_b": 13,
+        "layers": 32,
+        "hidden_size": 4096,
+        "attention_heads": 32,
+        "kv_heads": 8,
+        "routed_experts": 8,
+        "experts_per_token": 8,
+    }
+    for url, extra in (("/v1/recommendations", {}), ("/v1/estimates", {"gpu": "h100", "gpu_count": 8})):
+        response = await client.post(url, json={"workload": {"kind": "inference", "custom_model": custom}} | extra)
+        assert response.status_code == 400, response.text
+
+
+async def test_order_repetition_and_aliases_do_not_change_the_id(client: Client) -> None:
+    first = await post_json(
+        client,
+        "/v1/recommendations",
+        LLAMA_70B | {"constraints": {"gpus": ["H100", "h200"], "vendors": ["nvidia", "amd"], "pricing": ["on_demand"]}},
+    )
+    second = await post_json(
+        client,
+        "/v1/recommendations",
+        LLAMA_70B
+        | {
+            "constraints": {
+                "gpus": ["h200", "h100-sxm", "h200"],
+                "vendors": ["amd", "nvidia"],
+                "pricing": ["on_demand", "on_demand"],
+            }
+        },
+    )
+    assert first["id"] == second["id"] and first["constraints"]["gpus"] == ["h100-sxm", "h200"]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("GET", "/v1/nothing", None),
+        ("POST", "/v1/gpus", {}),
+        ("POST", "/v1/recommendations", "{broken"),
+        ("GET", "/v1/gpus?limit=0", None),
+        ("GET", "/v1/gpus/h900", None),
+    ],
+)
+async def test_every_error_is_a_complete_problem(client: Client, method: str, url: str, body: Any) -> None:
+    if isinstance(body, str):
+        response = await client.request(method, url, content=body, headers={"Content-Type": "application/json"})
+    else:
+        response = await client.request(method, url, json=body)
+    problem = response.json()
+    assert response.status_code >= 400 and {"type", "title", "status", "detail"} <= problem.keys()
+    if response.status_code == 400:
+        assert problem["errors"]
