@@ -22,7 +22,7 @@ from domain.memory import (
     weights_bytes,
 )
 from domain.pricing import HOURS_PER_MONTH
-from domain.ranking import RecommendationRequest, recommend
+from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.workloads import (
     Constraints,
     FineTuningWorkload,
@@ -372,3 +372,49 @@ def test_valid_workloads_never_crash(reference: Catalog, data: st.DataObject) ->
         assert option.feasible
         assert option.gpu_count >= 1
         assert option.score >= 0
+
+
+CUSTOM_MODELS = st.fixed_dictionaries(
+    {
+        "params_b": st.floats(0.01, 5000),
+        "layers": st.integers(1, 200),
+        "hidden_size": st.integers(64, 32_768),
+        "attention_heads": st.integers(1, 256),
+        "attention": st.sampled_from(["mha", "gqa", "mla"]),
+    },
+    optional={
+        "active_params_b": st.floats(0.01, 5000),
+        "kv_heads": st.integers(1, 256),
+        "head_dim": st.integers(8, 512),
+        "kv_lora_rank": st.integers(1, 2048),
+        "qk_rope_head_dim": st.integers(1, 256),
+        "routed_experts": st.integers(2, 512),
+        "experts_per_token": st.integers(1, 512),
+        "max_context": st.integers(1, 1_000_000),
+    },
+)
+
+
+@settings(deadline=None, max_examples=80, derandomize=True, database=None)
+@given(custom=CUSTOM_MODELS, kind=st.sampled_from(["inference", "training", "fine_tuning"]), data=st.data())
+def test_custom_models_never_crash(
+    reference: Catalog, custom: dict[str, object], kind: str, data: st.DataObject
+) -> None:
+    """Whatever a client describes, the answer is a recommendation, an estimate or a WorkloadError."""
+    workload: dict[str, object] = {"kind": kind, "custom_model": custom}
+    if kind == "inference":
+        workload |= {"input_tokens": data.draw(st.integers(1, 2048)), "output_tokens": data.draw(st.integers(1, 512))}
+    else:
+        workload |= {"sequence_length": data.draw(st.integers(128, 4096))}
+    try:
+        request = msgspec.convert({"workload": workload}, RecommendationRequest)
+        recommend(reference, request, now=NOW, lang="en", rate=RATE)
+        estimate(
+            reference,
+            msgspec.convert({"workload": workload, "gpu": "h100-sxm", "gpu_count": 8}, EstimateRequest),
+            now=NOW,
+            lang="zh",
+            rate=RATE,
+        )
+    except (WorkloadError, msgspec.ValidationError):
+        pass
