@@ -67,7 +67,7 @@ def offer_read(offer: Offer, today: date) -> OfferRead:
         bare_metal=offer.bare_metal,
         region=offer.region,
         as_of=offer.as_of,
-        age_days=max(0, (today - offer.as_of).days),
+        age_days=offer.age_days(today),
         source=offer.source,
         notes=offer.notes,
     )

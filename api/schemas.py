@@ -8,8 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Confidence, Ecosystem, LinkKind, Pricing, Vendor
-
-Lang = Literal["en", "zh"]
+from domain.estimates import Lang
 
 
 class Wire(msgspec.Struct, kw_only=True):

@@ -149,6 +149,10 @@ class Offer(Record, kw_only=True, frozen=True):
     source: Text
     notes: str = ""
 
+    def age_days(self, today: date) -> int:
+        """Days since the price was seen."""
+        return max(0, (today - self.as_of).days)
+
 
 class MoE(Record, kw_only=True, frozen=True):
     """Mixture-of-experts layout."""

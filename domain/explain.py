@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
-from domain.estimates import Exclusion, Option
+from domain.estimates import Exclusion, Lang, Option
 
 if TYPE_CHECKING:
     from domain.tco import BuyCost, RentOption
 
-Lang = Literal["en", "zh"]
 
 # One template set per language; the logic that fills them is shared.
 _COMPARISON = {
@@ -202,10 +201,6 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "over_budget": {
         "en": "Over budget: ${hourly:.2f} per hour against a limit of ${limit:.2f}.",
         "zh": "超出预算：每小时 {hourly:.2f} 美元，上限 {limit:.2f} 美元。",
-    },
-    "count_mismatch": {
-        "en": "Cannot be split into exactly {gpus} GPUs with the available instances.",
-        "zh": "无法用可租实例组成恰好 {gpus} 张卡。",
     },
     "below_limit": {
         "en": "Ranked {rank}, below the {limit} options asked for.",

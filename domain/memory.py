@@ -240,7 +240,7 @@ def training_memory(
     )
 
 
-def diffusion_scale(model: DiffusionModel, width: int, height: int) -> float:
+def diffusion_scale(width: int, height: int) -> float:
     """Cost of a pass at this size relative to 1024x1024: 4x the pixels cost ~4.3x (attention grows faster)."""
     return ((width * height) / (1024 * 1024)) ** 1.05
 
@@ -268,7 +268,7 @@ def diffusion_memory(model: DiffusionModel, gpu: Gpu, precision: str, width: int
     # Text encoders and the VAE stay in 16-bit when the denoiser is quantised.
     denoiser_bytes = model.denoiser.params_b * 1e9 * BYTES_PER_PARAM[precision]
     rest_bytes = (params - model.denoiser.params_b) * 1e9 * max(BYTES_PER_PARAM[precision], 2.0)
-    activations = 1.5 * GB * diffusion_scale(model, width, height) + 1 * GIB
+    activations = 1.5 * GB * diffusion_scale(width, height) + 1 * GIB
     return DiffusionMemory(
         usable_bytes=usable_memory_bytes(gpu),
         weights_bytes=denoiser_bytes + rest_bytes,

@@ -292,7 +292,7 @@ def denoiser_tflop_per_pass(model: DiffusionModel) -> float:
 
 def image_tflop(model: DiffusionModel, width: int, height: int, steps: int) -> float:
     """TFLOP per image: steps x passes x denoiser pass, plus the VAE decode."""
-    scale = diffusion_scale(model, width, height)
+    scale = diffusion_scale(width, height)
     vae = model.vae_decode_tflop_1024 or VAE_DECODE_TFLOP_1024
     return (steps * model.passes_per_step * denoiser_tflop_per_pass(model) + vae) * scale
 

@@ -35,7 +35,7 @@ class Rental:
         return self.instances * max(1, -(-size // 8))
 
     def age_days(self, today: date) -> int:
-        return max(0, (today - self.offer.as_of).days)
+        return self.offer.age_days(today)
 
 
 def rent(

@@ -41,7 +41,7 @@ from domain.estimates import (
     ScoreBreakdown,
     TcoHint,
 )
-from domain.explain import recommendation_summary, say, target_names
+from domain.explain import pricing_name, recommendation_summary, say, target_names
 from domain.memory import (
     BYTES_PER_PARAM,
     GB,
@@ -177,7 +177,6 @@ class Candidate:
     reasons: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     assumptions: list[Assumption] = field(default_factory=list)
-    feasible: bool = True
     perf_value: float = 0.0  # higher is better
     unit_cost_usd: float | None = None  # per million tokens, per run or per 1000 images
 
@@ -282,7 +281,7 @@ def _nodes(rental: Rental | None, gpus: int) -> int:
     return rental.machines if rental is not None else math.ceil(gpus / GPUS_PER_NODE)
 
 
-def _common_warnings(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
+def _common_notes(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
     stack = stack_of(gpu)
     if stack in ("rocm", "gaudi", "cann"):
         candidate.warnings.append(plan.say(stack))
@@ -300,7 +299,7 @@ def _common_warnings(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
             plan.say(
                 "offer",
                 provider=provider.name if provider else offer.provider,
-                pricing=offer.pricing,
+                pricing=pricing_name(offer.pricing, plan.lang),
                 price=offer.usd_per_gpu_hour,
                 as_of=offer.as_of.isoformat(),
             )
@@ -313,8 +312,6 @@ def _precision_check(gpu: Gpu, precision: str) -> None:
     if precision == "fp8" and not gpu.supports_fp8:
         raise Excluded("no_fp8", precision="FP8")
     if compute_tflops(gpu, precision) is None:
-        raise Excluded("no_precision", precision=precision.upper())
-    if precision in (*WEIGHT_ONLY, "int8") and not (gpu.tflops.bf16 or gpu.tflops.fp16):
         raise Excluded("no_precision", precision=precision.upper())
 
 
@@ -881,7 +878,7 @@ def _cost(plan: Plan, candidate: Candidate, money: Money) -> Cost | None:
     )
 
 
-def _scores(plan: Plan, candidates: Sequence[Candidate], objective: Objective) -> list[ScoreBreakdown]:
+def _scores(plan: Plan, candidates: Sequence[Candidate]) -> list[ScoreBreakdown]:
     best_perf = max((c.perf_value for c in candidates), default=0.0) or 1.0
     costs = [c.unit_cost_usd for c in candidates if c.unit_cost_usd]
     cheapest = min(costs) if costs else None
@@ -947,7 +944,7 @@ def _option(
         unmet_text = [target_names(candidate.unmet, plan.lang)]
     return Option(
         rank=rank,
-        feasible=candidate.feasible,
+        feasible=True,
         gpu=GpuSummary(id=candidate.gpu.id, name=candidate.gpu.name, vendor=candidate.gpu.vendor),
         gpu_count=candidate.gpu_count,
         nodes=candidate.nodes,
@@ -1154,11 +1151,11 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
                 )
             )
             continue
-        _common_warnings(plan, gpu, candidate)
+        _common_notes(plan, gpu, candidate)
         candidates.append(candidate)
         costs.append(cost)
 
-    breakdowns = _scores(plan, candidates, normalised.objective)
+    breakdowns = _scores(plan, candidates)
     order = sorted(
         range(len(candidates)),
         key=lambda i: (
@@ -1212,7 +1209,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
         providers=providers,
         pricing=[request.pricing] if request.pricing else list(DEFAULT_PRICING),
         gpu_count=request.gpu_count,
-        max_gpus=max(request.gpu_count, 1),
+        max_gpus=request.gpu_count,
         max_nodes=512,
         require_offer=False,
     )
@@ -1223,8 +1220,8 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
     except Excluded as reason:
         return _infeasible(plan, gpu, request.gpu_count, reason)
     cost = _cost(plan, candidate, money)
-    _common_warnings(plan, gpu, candidate)
-    breakdown = _scores(plan, [candidate], "balanced")[0]
+    _common_notes(plan, gpu, candidate)
+    breakdown = _scores(plan, [candidate])[0]
     return _option(plan, candidate, 1, breakdown, cost, "balanced", money)
 
 

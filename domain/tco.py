@@ -467,7 +467,7 @@ def _rent(inputs: Inputs, offer: Offer, factor: float, today: date) -> RentOptio
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
         billed_fraction=inputs.utilization if offer.pricing in PAY_PER_USE else 1.0,
         as_of=offer.as_of,
-        age_days=max(0, (today - offer.as_of).days),
+        age_days=offer.age_days(today),
         source=offer.source,
         total=total,
         per_gpu_hour=_per_gpu_hour(total, inputs),

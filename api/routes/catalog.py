@@ -385,7 +385,7 @@ async def list_offers(
             and (provider is None or offer.provider == provider)
             and (pricing is None or offer.pricing == pricing)
             and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
-            and (max_age_days is None or (today - offer.as_of).days <= max_age_days)
+            and (max_age_days is None or offer.age_days(today) <= max_age_days)
         ]
         keys = {
             "price": lambda o: (o.usd_per_gpu_hour, o.id),
