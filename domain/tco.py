@@ -12,9 +12,9 @@ from typing import Annotated, Literal, TypeVar
 import msgspec
 
 from domain import explain
-from domain.catalog import Catalog, Gpu, Offer, Pricing, System
+from domain.catalog import Catalog, Gpu, Pricing, System
 from domain.estimates import Assumption, Currency, ExchangeRate, GpuSummary, Lang, Result
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, allowed_offers
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
 from domain.workloads import GpuName, ProviderIds, WorkloadError, WorkloadSpec, check_providers, unknown_name
 
 T = TypeVar("T")
@@ -138,6 +138,9 @@ class RentOption(Result, kw_only=True, frozen=True):
     provider: str
     offer_id: str
     usd_per_gpu_hour: float
+    gpus_per_instance: int
+    instances: int
+    gpus_billed: int
     billed_fraction: float
     as_of: date
     age_days: int
@@ -430,9 +433,10 @@ def _buy_total_usd(inputs: Inputs, utilization: float) -> float:
     return sum(sum(parts.values()) for parts in _buy_years_usd(inputs, utilization))
 
 
-def _rent_year_usd(inputs: Inputs, offer: Offer, utilization: float) -> float:
-    billed = utilization if offer.pricing in PAY_PER_USE else 1.0
-    return inputs.gpu_count * offer.usd_per_gpu_hour * HOURS_PER_YEAR * billed
+def _rent_year_usd(rental: Rental, utilization: float) -> float:
+    # Whole instances are rented: a 1-GPU need on an 8-GPU offer pays for 8.
+    billed = utilization if rental.offer.pricing in PAY_PER_USE else 1.0
+    return rental.usd_per_hour * HOURS_PER_YEAR * billed
 
 
 def _amount(usd: float, factor: float) -> float:
@@ -457,14 +461,18 @@ def _buy(inputs: Inputs, factor: float) -> BuyCost:
     )
 
 
-def _rent(inputs: Inputs, offer: Offer, factor: float, today: date) -> RentOption:
-    yearly = _amount(_rent_year_usd(inputs, offer, inputs.utilization), factor)
+def _rent(inputs: Inputs, rental: Rental, factor: float, today: date) -> RentOption:
+    offer = rental.offer
+    yearly = _amount(_rent_year_usd(rental, inputs.utilization), factor)
     total = round(yearly * inputs.years, 2)
     return RentOption(
         pricing=offer.pricing,
         provider=offer.provider,
         offer_id=offer.id,
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
+        gpus_per_instance=offer.gpus_per_instance,
+        instances=rental.instances,
+        gpus_billed=rental.gpus,
         billed_fraction=inputs.utilization if offer.pricing in PAY_PER_USE else 1.0,
         as_of=offer.as_of,
         age_days=offer.age_days(today),
@@ -475,44 +483,45 @@ def _rent(inputs: Inputs, offer: Offer, factor: float, today: date) -> RentOptio
     )
 
 
-def _cheapest_offers(catalog: Catalog, inputs: Inputs) -> dict[Pricing, Offer | None]:
-    """The cheapest allowed offer of each pricing model asked for (None where there is none)."""
+def _cheapest_offers(catalog: Catalog, inputs: Inputs) -> dict[Pricing, Rental | None]:
+    """The cheapest rental of the GPUs under each pricing model asked for (None where nobody offers it).
+
+    The GPUs need not share a machine for this comparison, but instances are rented whole.
+    """
     offers = catalog.offers_for_gpu(inputs.gpu.id)
     return {
-        pricing: min(
-            allowed_offers(offers, [pricing], inputs.providers),
-            key=lambda o: (o.usd_per_gpu_hour, o.id),
-            default=None,
-        )
+        pricing: rent(allowed_offers(offers, [pricing], inputs.providers), inputs.gpu_count, 1)
         for pricing in inputs.pricing
     }
 
 
-def _break_even_utilization(inputs: Inputs, offer: Offer) -> float | None:
+def _break_even_utilization(inputs: Inputs, rental: Rental) -> float | None:
     """Owning is affine in utilization (power), pay-per-use rent linear: where the two lines cross, if at most 1."""
     fixed = _buy_total_usd(inputs, 0.0)
     variable = _buy_total_usd(inputs, 1.0) - fixed
-    rent_at_full = _rent_year_usd(inputs, offer, 1.0) * inputs.years
+    rent_at_full = _rent_year_usd(rental, 1.0) * inputs.years
     if rent_at_full <= variable:
         return None
     crossing = fixed / (rent_at_full - variable)
     return round(crossing, 3) if crossing <= 1 else None
 
 
-def _break_even_month(inputs: Inputs, offer: Offer) -> int | None:
+def _break_even_month(inputs: Inputs, rental: Rental) -> int | None:
     """First month whose cumulative owning cost (purchase up front, then running costs) is below cumulative rent."""
     first_year = _buy_years_usd(inputs, inputs.utilization)[0]
     running = (first_year["power"] + first_year["facility"] + first_year["operations"]) / 12
-    rent = _rent_year_usd(inputs, offer, inputs.utilization) / 12
-    if rent <= running:
+    monthly_rent = _rent_year_usd(rental, inputs.utilization) / 12
+    if monthly_rent <= running:
         return None
-    month = math.floor(inputs.purchase_usd / (rent - running)) + 1
+    month = math.floor(inputs.purchase_usd / (monthly_rent - running)) + 1
     return month if month <= 12 * inputs.years else None
 
 
-def _break_even(inputs: Inputs, offers: dict[Pricing, Offer | None]) -> tuple[Offer | None, float | None, int | None]:
-    """The pay-per-use offer owning is measured against (on demand, else spot) and where owning catches up with it."""
-    basis = next((offer for pricing in BREAK_EVEN_PRICING if (offer := offers.get(pricing)) is not None), None)
+def _break_even(
+    inputs: Inputs, rentals: dict[Pricing, Rental | None]
+) -> tuple[Rental | None, float | None, int | None]:
+    """The pay-per-use rental owning is measured against (on demand, else spot) and where owning catches up."""
+    basis = next((r for pricing in BREAK_EVEN_PRICING if (r := rentals.get(pricing)) is not None), None)
     if basis is None:
         return None, None, None
     return basis, _break_even_utilization(inputs, basis), _break_even_month(inputs, basis)
@@ -541,26 +550,27 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
     inputs, assumptions, warnings = _inputs(catalog, request, today, lang)
     factor = rate.usd_to_cny if request.currency == "CNY" else 1.0
     buy = _buy(inputs, factor)
-    offers = _cheapest_offers(catalog, inputs)
-    rent = sorted(
-        (_rent(inputs, offer, factor, today) for offer in offers.values() if offer is not None),
+    rentals = _cheapest_offers(catalog, inputs)
+    options = sorted(
+        (_rent(inputs, rental, factor, today) for rental in rentals.values() if rental is not None),
         key=lambda option: (option.total, inputs.pricing.index(option.pricing)),
     )
     not_available = [
         Unavailable(pricing=pricing, reason=_unavailable_reason(inputs, pricing, lang))
-        for pricing, offer in offers.items()
-        if offer is None
+        for pricing, rental in rentals.items()
+        if rental is None
     ]
-    basis, break_even_utilization, break_even_month = _break_even(inputs, offers)
+    basis, break_even_utilization, break_even_month = _break_even(inputs, rentals)
     if basis is not None:
         assumptions.append(
             Assumption(
                 name="break_even_rent",
-                value=f"{basis.pricing} at {basis.provider}, {basis.usd_per_gpu_hour:g} USD per GPU-hour",
-                source=basis.source,
+                value=f"{basis.offer.pricing} at {basis.offer.provider}, {basis.offer.usd_per_gpu_hour:g} USD per "
+                f"GPU-hour, {basis.instances} x {basis.offer.gpus_per_instance}-GPU instances",
+                source=basis.offer.source,
             )
         )
-    best = rent[0] if rent else None
+    best = options[0] if options else None
     summary = explain.tco_summary(
         gpu=inputs.gpu.name,
         gpu_count=inputs.gpu_count,
@@ -568,7 +578,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         utilization=inputs.utilization,
         buy=buy,
         best=best,
-        basis=basis,
+        basis=basis.offer if basis else None,
         break_even_utilization=break_even_utilization,
         break_even_month=break_even_month,
         currency=request.currency,
@@ -584,7 +594,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         exchange_rate=rate if request.currency == "CNY" else None,
         lang=lang,
         buy=buy,
-        rent=rent,
+        rent=options,
         not_available=not_available,
         cheaper=None if best is None else "rent" if best.total < buy.total else "buy",
         rent_vs_buy_pct=round((best.total / buy.total - 1) * 100, 1) if best and buy.total > 0 else None,
@@ -592,7 +602,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         break_even_month=break_even_month,
         summary=summary,
         assumptions=assumptions,
-        warnings=warnings + _offer_warnings(inputs, rent, lang),
+        warnings=warnings + _offer_warnings(inputs, options, lang),
     )
 
 

@@ -68,17 +68,20 @@ def test_hand_computed_buy_rows(reference: Catalog) -> None:
 def test_hand_computed_rent_rows_and_per_gpu_hour(reference: Catalog) -> None:
     result = run(reference, **SMALL_CASE)
     option = only_rent(result)
-    # DigitalOcean's 8x H100 node at 2.99 per GPU-hour is cheaper than its single GPU at 3.39: any size will do.
-    assert (option.offer_id, option.usd_per_gpu_hour, option.billed_fraction) == (
-        "digitalocean-h100-sxm-on-demand-x8",
-        2.99,
+    # Instances are rented whole: one GPU is DigitalOcean's single-GPU droplet at 3.39, not a slice of its 8x node
+    # at 2.99 per GPU (that would bill 8 x 2.99 = 23.92 an hour).
+    assert (option.offer_id, option.usd_per_gpu_hour, option.gpus_billed, option.billed_fraction) == (
+        "digitalocean-h100-sxm-on-demand",
+        3.39,
+        1,
         0.5,
     )
-    assert [(y.year, y.rent) for y in option.years] == [(1, 13_096.2), (2, 13_096.2)]  # 2.99 x 8760 x 0.5
+    assert [(y.year, y.rent) for y in option.years] == [(1, 14_848.2), (2, 14_848.2)]  # 3.39 x 8760 x 0.5
     used_hours = 1 * HOURS_PER_YEAR * 2 * 0.5
-    assert option.per_gpu_hour == 2.99
+    assert option.per_gpu_hour == 3.39
     assert result.buy.per_gpu_hour == round(result.buy.total / used_hours, 2) == 1.72
-    assert result.cheaper == "buy" and result.break_even_month == 12  # 10,000 / (1,091.35 - 228.53) = 11.6
+    # Owning: 1,237.35 rent a month against 228.53 running costs; 10,000 / (1,237.35 - 228.53) = 9.9 -> month 10.
+    assert result.cheaper == "buy" and result.break_even_month == 10
 
 
 @pytest.mark.parametrize(
@@ -123,7 +126,8 @@ def test_at_the_break_even_utilization_both_cost_the_same(reference: Catalog) ->
     assert break_even is not None
     result = run(reference, **SEED_CASE, utilization=break_even)
     assert only_rent(result).total == pytest.approx(result.buy.total, rel=0.002)
-    assert run(reference, **SMALL_CASE).break_even_utilization == pytest.approx(0.272, abs=0.001)
+    # Owning costs 13,208.3 fixed + 3,752.8 x u over 2 years; renting 59,392.8 x u: they meet at u = 0.237.
+    assert run(reference, **SMALL_CASE).break_even_utilization == pytest.approx(0.237, abs=0.001)
 
 
 def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference: Catalog) -> None:
