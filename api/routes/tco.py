@@ -5,41 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Request, post
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
 
-from api import examples
-from api.example_responses import EXAMPLE_RATE, EXAMPLE_TIME
+from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import problem_responses
 from api.services import Services
-from api.storage.reference import load_reference_catalog
 from api.strict_body import strict_body
 from domain.tco import TcoRead, TcoRequest, tco
-
-
-def _example_responses() -> dict[str, Any]:
-    """Real answers for the documented requests, from the shipped catalog at a fixed date and rate."""
-    catalog = load_reference_catalog()
-    return {
-        summary: msgspec.to_builtins(
-            tco(
-                catalog,
-                msgspec.convert(body, TcoRequest),
-                today=EXAMPLE_TIME.date(),
-                lang=body.get("lang", "en"),
-                rate=EXAMPLE_RATE,
-            )
-        )
-        for summary, body in examples.TCO_REQUESTS.items()
-    }
-
-
-EXAMPLE_RESPONSES = _example_responses()
 
 
 @post(
@@ -72,7 +49,7 @@ EXAMPLE_RESPONSES = _example_responses()
             TcoRead,
             generate_examples=False,
             description="Buying against renting, year by year, with the cheaper choice and every assumption.",
-            examples=[Example(summary=s, value=v) for s, v in EXAMPLE_RESPONSES.items()],
+            examples=[Example(summary=s, value=v) for s, v in example_responses.TCOS.items()],
         ),
     }
     | problem_responses(400, 413),
