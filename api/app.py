@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
@@ -17,7 +16,12 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
 
 from api.auth import API_KEY_HEADER
+from api.body_media import require_readable_body
+from api.logs import configure_logging
+from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
+from api.rate_limit import RateLimiter, RateLimitMiddleware
+from api.request_context import REQUEST_ID_HEADER, RequestContextMiddleware
 from api.routes import catalog, estimates, health, prices, recommendations, tco
 from api.services import Services
 from api.settings import Settings
@@ -31,6 +35,7 @@ The catalog holds GPUs with dense datasheet figures (never 2:4-sparse marketing 
 dated rental offers and workload model architectures. Every record names its source; every price carries `as_of`.
 Errors are RFC 9457 `application/problem+json` documents with `errors` naming each bad field.
 Catalog reads carry an ETag and Cache-Control and answer 304 to a matching If-None-Match.
+Every response carries an X-Request-ID (yours, if you send one). Clients are rate limited (429 with Retry-After).
 """
 
 
@@ -52,6 +57,11 @@ def _services(state: State) -> Services:
     return services
 
 
+def _rate_limiter(scope: Scope) -> RateLimiter | None:
+    services: Services | None = getattr(scope["app"].state, "services", None)
+    return services.rate_limiter if services else None
+
+
 def create_app(settings: Settings) -> Litestar:
     """Build the application; nothing connects until the lifespan starts."""
 
@@ -65,10 +75,12 @@ def create_app(settings: Settings) -> Litestar:
             await services.close()
 
     prometheus = PrometheusConfig(app_name="gpu_advisor", prefix="gpu_advisor", group_path=True, exclude=["/metrics"])
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             *catalog.ROUTES,
-            *prices.ROUTES,
+            *prices.WRITES,
+            # Only the bulk import reads whole files; every other body is held to max_body_bytes.
+            Router("/", route_handlers=prices.IMPORTS, request_max_body_size=settings.max_import_bytes),
             *estimates.ROUTES,
             *recommendations.ROUTES,
             *tco.ROUTES,
@@ -78,8 +90,15 @@ def create_app(settings: Settings) -> Litestar:
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_send=[_allow_header],
-        middleware=[prometheus.middleware],
-        cors_config=CORSConfig(allow_origins=list(settings.cors_origins)) if settings.cors_origins else None,
+        before_request=require_readable_body,
+        # Outermost first: every answer, a 429 included, gets a request id, security headers and a metric.
+        middleware=[
+            RequestContextMiddleware(),
+            prometheus.middleware,
+            RateLimitMiddleware(_rate_limiter, settings.api_keys),
+        ],
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=_cors(settings),
         openapi_config=OpenAPIConfig(
             title="gpu-advisor",
             version=API_VERSION,
@@ -114,10 +133,24 @@ def create_app(settings: Settings) -> Litestar:
         ),
         debug=False,
     )
+    complete_openapi(app.openapi_schema)
+    return app
+
+
+def _cors(settings: Settings) -> CORSConfig | None:
+    if not settings.cors_origins:
+        return None
+    return CORSConfig(
+        allow_origins=list(settings.cors_origins),
+        allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+        allow_headers=["Content-Type", "Accept-Language", API_KEY_HEADER, REQUEST_ID_HEADER, "If-None-Match"],
+        expose_headers=[REQUEST_ID_HEADER, "ETag", "Location", "Retry-After", "RateLimit-Remaining"],
+        max_age=600,
+    )
 
 
 def create_app_from_env() -> Litestar:
     """Factory for ASGI servers started with several workers: each worker reads the environment once."""
     settings = Settings.from_env()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     return create_app(settings)

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import logging
 import time
 from collections import OrderedDict
 from typing import Literal, Protocol
 
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
-
-from api.metrics import CACHE_ERRORS, CACHE_LOOKUPS
-
-log = logging.getLogger(__name__)
+from api.metrics import CACHE_LOOKUPS
+from api.redis_link import RedisLink, RedisUnavailable
 
 CacheHealth = Literal["ok", "degraded", "local"]
 KEY_PREFIX = "gpu-advisor:v1:"
@@ -70,61 +62,32 @@ class LocalCache:
 
 
 class RedisCache:
-    """Redis with tight timeouts, no retries and a short back-off after a failure (no retry storms)."""
+    """Responses in Redis, shared by every instance; a failing Redis makes every lookup a miss."""
 
     backend = "redis"
 
-    def __init__(self, url: str, *, timeout_s: float, retry_after_s: float) -> None:
-        self._client = Redis.from_url(
-            url,
-            socket_timeout=timeout_s,
-            socket_connect_timeout=timeout_s,
-            retry=Retry(NoBackoff(), 0),
-            health_check_interval=0,
-        )
-        self._timeout_s = timeout_s
-        self._retry_after_s = retry_after_s
-        self._skip_until = 0.0
-
-    @property
-    def available(self) -> bool:
-        return time.monotonic() >= self._skip_until
-
-    def _failed(self, operation: str, error: BaseException) -> None:
-        if self.available:
-            log.warning("redis %s failed, skipping redis for %.1fs: %s", operation, self._retry_after_s, error)
-        self._skip_until = time.monotonic() + self._retry_after_s
-        CACHE_ERRORS.labels(self.backend).inc()
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
 
     async def get(self, key: str) -> bytes | None:
-        if not self.available:
-            CACHE_LOOKUPS.labels(self.backend, "skipped").inc()
-            return None
         try:
-            value = await asyncio.wait_for(self._client.get(KEY_PREFIX + key), self._timeout_s)
-        except (RedisError, OSError, TimeoutError) as error:
-            self._failed("get", error)
+            value = await self._link.call("get", lambda client: client.get(KEY_PREFIX + key))
+        except RedisUnavailable:
+            CACHE_LOOKUPS.labels(self.backend, "skipped").inc()
             return None
         CACHE_LOOKUPS.labels(self.backend, "miss" if value is None else "hit").inc()
         return value if isinstance(value, bytes) else None
 
     async def set(self, key: str, value: bytes, ttl_s: int) -> None:
-        if not self.available:
-            return
-        try:
-            await asyncio.wait_for(self._client.set(KEY_PREFIX + key, value, ex=ttl_s), self._timeout_s)
-        except (RedisError, OSError, TimeoutError) as error:
-            self._failed("set", error)
+        with contextlib.suppress(RedisUnavailable):
+            await self._link.call("set", lambda client: client.set(KEY_PREFIX + key, value, ex=ttl_s))
 
     async def health(self) -> CacheHealth:
         try:
-            await asyncio.wait_for(self._client.ping(), self._timeout_s)
-        except (RedisError, OSError, TimeoutError) as error:
-            self._failed("ping", error)
+            await self._link.call("ping", lambda client: client.ping(), probe=True)
+        except RedisUnavailable:
             return "degraded"
-        self._skip_until = 0.0
         return "ok"
 
     async def close(self) -> None:
-        with contextlib.suppress(RedisError, OSError):
-            await self._client.aclose()
+        await self._link.close()

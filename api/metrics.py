@@ -10,3 +10,7 @@ CACHE_LOOKUPS = Counter(
 CACHE_ERRORS = Counter("gpu_advisor_cache_errors_total", "Cache operations that failed and were skipped.", ["backend"])
 CATALOG_RELOADS = Counter("gpu_advisor_catalog_reloads_total", "Catalog snapshots loaded by this process.")
 CATALOG_INFO = Gauge("gpu_advisor_catalog_info", "The catalog version served by this process.", ["version", "source"])
+PENDING_RECOMMENDATIONS = Gauge(
+    "gpu_advisor_pending_recommendations", "Recommendations computed while the database was down, waiting to be stored."
+)
+RATE_LIMITED = Counter("gpu_advisor_rate_limited_total", "Requests answered 429 by the rate limiter.")

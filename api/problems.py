@@ -72,6 +72,17 @@ def problem_response(problem: Problem, headers: dict[str, str] | None = None) ->
     )
 
 
+def rate_limited_body(per_minute: int, retry_after_s: int) -> bytes:
+    """The 429 problem document (sent by the rate-limit middleware, outside the handlers)."""
+    problem = Problem(
+        type="/problems/rate-limited",
+        title="Too Many Requests",
+        status=429,
+        detail=f"More than {per_minute} requests per minute from this client; retry after {retry_after_s} s.",
+    )
+    return _encoder.encode(problem)
+
+
 def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Response[bytes]:
     return problem_response(exc.problem, exc.headers)
 
@@ -138,10 +149,10 @@ def _workload_error_handler(_: Request[Any, Any, Any], exc: WorkloadError) -> Re
     return problem_response(problem)
 
 
-def _http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
+def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
     if status >= 500:
-        return _internal_error_handler(_, exc)
+        return _internal_error_handler(request, exc)
     detail = exc.detail if exc.detail and exc.detail != HTTPStatus(status).phrase else HTTPStatus(status).description
     if status == 400:
         # Litestar's own 400s (malformed JSON, a body it cannot read) are input errors like any other.
@@ -153,8 +164,26 @@ def _http_error_handler(_: Request[Any, Any, Any], exc: HTTPException) -> Respon
             errors=[FieldError(field="body", message=detail)],
         )
         return problem_response(problem, dict(exc.headers) if exc.headers else None)
+    if status == 413:
+        limit = request.route_handler.resolve_request_max_body_size()
+        detail = f"The request body is larger than the {limit} bytes this operation accepts."
     problem = Problem(type="about:blank", title=HTTPStatus(status).phrase, status=status, detail=detail)
     return problem_response(problem, dict(exc.headers) if exc.headers else None)
+
+
+def _recursion_handler(request: Request[Any, Any, Any], exc: RecursionError) -> Response[bytes]:
+    # msgspec gives up on deeply nested JSON with a RecursionError: that is the client's document, not our bug.
+    if "deserializ" not in str(exc):
+        return _internal_error_handler(request, exc)
+    message = "JSON nested too deeply"
+    problem = Problem(
+        type="/problems/validation",
+        title="Bad Request",
+        status=400,
+        detail=message,
+        errors=[FieldError(field="body", message=message)],
+    )
+    return problem_response(problem)
 
 
 def _internal_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -174,6 +203,7 @@ EXCEPTION_HANDLERS: dict[Any, Any] = {
     WorkloadError: _workload_error_handler,
     ValidationException: _validation_handler,
     HTTPException: _http_error_handler,
+    RecursionError: _recursion_handler,
     Exception: _internal_error_handler,
 }
 
@@ -183,6 +213,7 @@ _DESCRIPTIONS = {
     404: "Nothing with that id; `suggestions` lists the closest ids.",
     413: "The request body is larger than the service accepts.",
     415: "The body's Content-Type is not one this operation reads.",
+    429: "Too many requests from this client; retry after the Retry-After seconds.",
     503: "A dependency the operation needs is unavailable; retry after the Retry-After seconds.",
 }
 
@@ -218,6 +249,12 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "title": "Unsupported Media Type",
         "status": 415,
         "detail": "Send application/json or text/csv, not 'text/plain'.",
+    },
+    429: {
+        "type": "/problems/rate-limited",
+        "title": "Too Many Requests",
+        "status": 429,
+        "detail": "More than 600 requests per minute from this client; retry after 2 s.",
     },
     503: {
         "type": "about:blank",

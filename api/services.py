@@ -7,23 +7,23 @@ import logging
 from datetime import UTC, datetime
 
 from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from api.cache import Cache, LocalCache, RedisCache
 from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS
+from api.rate_limit import RateLimiter
+from api.recommendation_store import RecommendationStore
+from api.redis_link import RedisLink
 from api.settings import Settings
 from api.storage.catalog_repository import load_catalog, stored_version
-from api.storage.database import create_engine, create_session_factory
+from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
 from domain.catalog import CatalogError
 from domain.estimates import ExchangeRate
 
 log = logging.getLogger(__name__)
-
-DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
 
 
 class Services:
@@ -35,13 +35,19 @@ class Services:
         self.sessions: async_sessionmaker[AsyncSession] = create_session_factory(engine)
         self.cache = cache
         self.view = view
+        self.recommendations = RecommendationStore(
+            self.sessions, retry_s=settings.pending_retry_s, capacity=settings.pending_capacity
+        )
+        self.rate_limiter: RateLimiter | None = None
         self._reload_lock = asyncio.Lock()
         self.sync = CatalogSync(
             redis_url=settings.redis_url,
             poll_s=settings.catalog_poll_s,
             timeout_s=settings.redis_timeout_s,
             stored_version=self.stored_version,
-            current_version=lambda: self.view.version,
+            # Serving the shipped reference data counts as no version: the database's catalog replaces it even
+            # when the two are equal, so readiness stops reporting the fallback.
+            current_version=lambda: self.view.version if self.view.source == "database" else "",
             reload=self.reload_catalog,
         )
 
@@ -50,15 +56,20 @@ class Services:
         """Open connections and load the catalog; an unreachable database still leaves reads working."""
         engine = create_engine(settings.database_url)
         cache: Cache
+        link = None
         if settings.redis_url:
-            cache = RedisCache(
+            link = RedisLink(
                 settings.redis_url, timeout_s=settings.redis_timeout_s, retry_after_s=settings.redis_retry_after_s
             )
+            cache = RedisCache(link)
         else:
             cache = LocalCache(settings.local_cache_entries)
         services = cls(settings, engine, cache, await _initial_view(engine))
+        if settings.rate_limit_per_minute > 0:
+            services.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst, link)
         _publish(services.view)
         services.sync.start()
+        services.recommendations.start()
         return services
 
     @property
@@ -71,7 +82,7 @@ class Services:
         async with self._reload_lock:
             async with self.sessions() as session:
                 catalog = await load_catalog(session)
-            if catalog is not None and catalog.version != self.view.version:
+            if catalog is not None and (catalog.version != self.view.version or self.view.source != "database"):
                 self.view = CatalogView(catalog, source="database", loaded_at=datetime.now(UTC))
                 _publish(self.view)
                 log.info("catalog reloaded: version %s", self.view.version)
@@ -99,6 +110,7 @@ class Services:
 
     async def close(self) -> None:
         await self.sync.stop()
+        await self.recommendations.close()
         await self.cache.close()
         await self.engine.dispose()
 

@@ -33,6 +33,17 @@ def _date(raw: str | None, default: date) -> date:
         raise SettingsError(f"GPU_ADVISOR_USD_CNY_AS_OF={raw!r} is not a date (YYYY-MM-DD)") from None
 
 
+def _choice(name: str, raw: str, allowed: tuple[str, ...]) -> str:
+    value = raw.lower()
+    if value not in allowed:
+        raise SettingsError(f"{name}={raw!r} must be one of {', '.join(allowed)}")
+    return value
+
+
+def _log_level(raw: str) -> str:
+    return _choice("GPU_ADVISOR_LOG_LEVEL", raw, ("debug", "info", "warning", "error", "critical")).upper()
+
+
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the service needs to know about its surroundings."""
 
@@ -49,8 +60,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     catalog_max_age_s: int = 300
     # How often each instance compares its catalog version with the database's (the fallback to Redis pub/sub).
     catalog_poll_s: float = 1.0
+    # Recommendations computed while the database is down wait in memory (at most this many) and are retried.
+    pending_retry_s: float = 1.0
+    pending_capacity: int = 10_000
     auto_migrate: bool = True
     log_level: str = "INFO"
+    log_format: str = "json"
+    # Workload bodies are a few hundred bytes; the bulk price import alone takes whole files.
+    max_body_bytes: int = 65_536
+    max_import_bytes: int = 4_194_304
+    # Per client (API key, else address), shared through Redis; 0 turns limiting off.
+    rate_limit_per_minute: int = 600
+    rate_limit_burst: int = 120
     # CNY figures are USD figures times this rate; every converted answer states the rate and its date.
     usd_cny: float = 7.10
     usd_cny_as_of: date = date(2026, 11, 29)
@@ -123,8 +144,31 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             catalog_poll_s=_positive(
                 number("GPU_ADVISOR_CATALOG_POLL_S", defaults.catalog_poll_s), "GPU_ADVISOR_CATALOG_POLL_S"
             ),
+            pending_retry_s=_positive(
+                number("GPU_ADVISOR_PENDING_RETRY_S", defaults.pending_retry_s), "GPU_ADVISOR_PENDING_RETRY_S"
+            ),
+            pending_capacity=int(number("GPU_ADVISOR_PENDING_CAPACITY", defaults.pending_capacity, int)),
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
-            log_level=(text("GPU_ADVISOR_LOG_LEVEL") or "INFO").upper(),
+            log_level=_log_level(text("GPU_ADVISOR_LOG_LEVEL") or "INFO"),
+            log_format=_choice("GPU_ADVISOR_LOG_FORMAT", text("GPU_ADVISOR_LOG_FORMAT") or "json", ("json", "text")),
+            max_body_bytes=int(
+                _positive(
+                    number("GPU_ADVISOR_MAX_BODY_BYTES", defaults.max_body_bytes, int), "GPU_ADVISOR_MAX_BODY_BYTES"
+                )
+            ),
+            max_import_bytes=int(
+                _positive(
+                    number("GPU_ADVISOR_MAX_IMPORT_BYTES", defaults.max_import_bytes, int),
+                    "GPU_ADVISOR_MAX_IMPORT_BYTES",
+                )
+            ),
+            rate_limit_per_minute=int(number("GPU_ADVISOR_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute, int)),
+            rate_limit_burst=int(
+                _positive(
+                    number("GPU_ADVISOR_RATE_LIMIT_BURST", defaults.rate_limit_burst, int),
+                    "GPU_ADVISOR_RATE_LIMIT_BURST",
+                )
+            ),
             usd_cny=_positive(number("GPU_ADVISOR_USD_CNY", defaults.usd_cny), "GPU_ADVISOR_USD_CNY"),
             usd_cny_as_of=_date(text("GPU_ADVISOR_USD_CNY_AS_OF"), defaults.usd_cny_as_of),
             usd_cny_source="GPU_ADVISOR_USD_CNY setting" if text("GPU_ADVISOR_USD_CNY") else defaults.usd_cny_source,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import threading
 import time
 import uuid
@@ -151,6 +152,21 @@ async def contract_database_url(tmp_path_factory: pytest.TempPathFactory) -> str
 
 @pytest.fixture(scope="session")
 def live_server(contract_database_url: str) -> Iterator[LiveServer]:
-    settings = Settings(database_url=contract_database_url, api_keys=(CONTRACT_API_KEY,))
+    # Schemathesis sends thousands of requests from one address; the limiter has tests of its own.
+    settings = Settings(database_url=contract_database_url, api_keys=(CONTRACT_API_KEY,), rate_limit_per_minute=0)
     with LiveServer(create_app(settings)) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def private_sqlite_url(seeded_sqlite_url: str, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A copy of the seeded database for one module: its writes (and floods) stay out of the shared one."""
+    source = seeded_sqlite_url.split(":///", 1)[1]
+    url = sqlite_url(tmp_path_factory.mktemp("private"))
+    origin, copy = sqlite3.connect(source), sqlite3.connect(url.split(":///", 1)[1])
+    try:
+        origin.backup(copy)  # consistent even while the WAL holds changes
+    finally:
+        origin.close()
+        copy.close()
+    return url

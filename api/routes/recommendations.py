@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
@@ -16,8 +17,9 @@ from litestar.params import Body, Parameter
 from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import ProblemError, not_found, problem_responses
-from api.services import DATABASE_ERRORS, Services
-from api.storage.recommendation_repository import load_recommendation, save_recommendation
+from api.recommendation_store import SavedRecommendation
+from api.services import Services
+from api.storage.database import DATABASE_ERRORS
 from api.strict_body import strict_body
 from domain.estimates import Recommendation
 from domain.ranking import RecommendationRequest, prepare, rank, recommendation_id
@@ -50,6 +52,22 @@ def _examples(kind_examples: dict[str, dict[str, Any]]) -> list[Example]:
     ),
     tags=["recommendations"],
     status_code=200,
+    response_headers=[
+        ResponseHeader(
+            name="Location",
+            documentation_only=True,
+            description="Where getRecommendation serves this recommendation.",
+        ),
+        ResponseHeader(
+            name=STORED_HEADER,
+            documentation_only=True,
+            description=(
+                "Absent when the recommendation is stored. `pending`: the database is unavailable; this instance "
+                "holds it and stores it as soon as the database is back (getRecommendation on this instance serves "
+                "it meanwhile). `false`: it could not be stored or queued; the answer itself is complete."
+            ),
+        ),
+    ],
     responses={
         200: ResponseSpec(
             Recommendation,
@@ -79,14 +97,23 @@ async def create_recommendation(
     headers = {"Location": f"/v1/recommendations/{rec_id}"}
     body = await services.cache.get(f"rec:{rec_id}")
     if body is None:
-        stored = await _load(services, rec_id)
+        stored = await _find(services, rec_id)
         if stored is not None:
             body = _encoder.encode(stored)
         else:
             result = rank(view.catalog, prepared, now=now, rate=rate)
             body = _encoder.encode(result)
-            if not await _save(services, result, prepared.request):
-                headers[STORED_HEADER] = "false"
+            outcome = await services.recommendations.save(
+                SavedRecommendation(
+                    id=result.id,
+                    catalog_version=result.catalog_version,
+                    request=msgspec.to_builtins(prepared.request),
+                    response=msgspec.to_builtins(result),
+                    created_at=now,
+                )
+            )
+            if outcome != "stored":
+                headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
         await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return Response(content=body, media_type="application/json", headers=headers)
 
@@ -124,8 +151,7 @@ async def get_recommendation(
     body = await services.cache.get(f"rec:{recommendation_id}")
     if body is None:
         try:
-            async with services.sessions() as session:
-                stored = await load_recommendation(session, recommendation_id)
+            stored = await services.recommendations.load(recommendation_id)
         except DATABASE_ERRORS as error:
             log.warning("could not read recommendation %s: %s", recommendation_id, error)
             raise ProblemError(
@@ -138,30 +164,12 @@ async def get_recommendation(
     return Response(content=body, media_type="application/json")
 
 
-async def _load(services: Services, rec_id: str) -> dict[str, Any] | None:
+async def _find(services: Services, rec_id: str) -> dict[str, Any] | None:
     try:
-        async with services.sessions() as session:
-            return await load_recommendation(session, rec_id)
+        return await services.recommendations.load(rec_id)
     except DATABASE_ERRORS as error:
         log.warning("could not look up recommendation %s: %s", rec_id, error)
         return None
-
-
-async def _save(services: Services, result: Recommendation, request: RecommendationRequest) -> bool:
-    try:
-        async with services.sessions() as session, session.begin():
-            await save_recommendation(
-                session,
-                recommendation_id=result.id,
-                catalog_version=result.catalog_version,
-                request=msgspec.to_builtins(request),
-                response=msgspec.to_builtins(result),
-                created_at=datetime.fromisoformat(result.created_at),
-            )
-    except DATABASE_ERRORS as error:
-        log.warning("could not store recommendation %s: %s", result.id, error)
-        return False
-    return True
 
 
 ROUTES = [create_recommendation, get_recommendation]

@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+# What a database call raises when the database is unreachable, slow or refusing: callers answer 503 or retry.
+DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
 
 
 def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> AsyncEngine:

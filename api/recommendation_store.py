@@ -1,0 +1,124 @@
+"""Saved recommendations: written through to the database, held in memory and retried while it is down."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from api.metrics import PENDING_RECOMMENDATIONS
+from api.storage.database import DATABASE_ERRORS
+from api.storage.recommendation_repository import load_recommendation, save_recommendation
+
+log = logging.getLogger(__name__)
+
+SaveOutcome = Literal["stored", "pending", "not_stored"]
+
+
+@dataclass(frozen=True, slots=True)
+class SavedRecommendation:
+    """One recommendation as it is stored."""
+
+    id: str
+    catalog_version: str
+    request: dict[str, Any]
+    response: dict[str, Any]
+    created_at: datetime
+
+
+class RecommendationStore:
+    """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, retry_s: float, capacity: int) -> None:
+        self._sessions = sessions
+        self._retry_s = retry_s
+        self._capacity = capacity
+        self._pending: OrderedDict[str, SavedRecommendation] = OrderedDict()
+        self._flush_lock = asyncio.Lock()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def save(self, item: SavedRecommendation) -> SaveOutcome:
+        """Store now, or queue for a retry; `not_stored` only when the queue is full."""
+        if not self._pending:
+            try:
+                await self._write(item)
+                return "stored"
+            except DATABASE_ERRORS as error:
+                log.warning("could not store recommendation %s, queued for retry: %s", item.id, error)
+        if item.id in self._pending:
+            return "pending"
+        if len(self._pending) >= self._capacity:
+            # Saying so beats dropping an older one the client was already told would be stored.
+            log.error("recommendation %s not stored: %d already waiting for the database", item.id, self.pending)
+            return "not_stored"
+        self._pending[item.id] = item
+        PENDING_RECOMMENDATIONS.set(self.pending)
+        return "pending"
+
+    async def load(self, recommendation_id: str) -> dict[str, Any] | None:
+        """The stored document, or one still waiting; raises a database error when it cannot tell."""
+        waiting = self._pending.get(recommendation_id)
+        if waiting is not None:
+            return waiting.response
+        async with self._sessions() as session:
+            return await load_recommendation(session, recommendation_id)
+
+    async def flush(self) -> int:
+        """Write what is waiting, oldest first, until the database fails; the number written."""
+        written = 0
+        async with self._flush_lock:
+            while self._pending:
+                item = next(iter(self._pending.values()))
+                try:
+                    await self._write(item)
+                except DATABASE_ERRORS as error:
+                    log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
+                    break
+                del self._pending[item.id]
+                written += 1
+            PENDING_RECOMMENDATIONS.set(self.pending)
+        if written:
+            log.info("stored %d recommendations that waited for the database", written)
+        return written
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._retry_forever(), name="recommendation-store-retry")
+
+    async def close(self) -> None:
+        """Stop retrying after a last attempt; anything still waiting is named in the log."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self.flush()
+        if self._pending:
+            log.error("shutting down with %d recommendations not stored: %s", self.pending, ", ".join(self._pending))
+
+    async def _retry_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self._retry_s)
+            if self._pending:
+                await self.flush()
+
+    async def _write(self, item: SavedRecommendation) -> None:
+        async with self._sessions() as session, session.begin():
+            await save_recommendation(
+                session,
+                recommendation_id=item.id,
+                catalog_version=item.catalog_version,
+                request=item.request,
+                response=item.response,
+                created_at=item.created_at,
+            )
