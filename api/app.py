@@ -132,6 +132,8 @@ def create_app(settings: Settings) -> Litestar:
             ],
         ),
         debug=False,
+        # Logging is configured once per process by configure_logging, not per app.
+        logging_config=None,
     )
     complete_openapi(app.openapi_schema)
     return app
