@@ -16,12 +16,12 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
 
 from api.auth import API_KEY_HEADER
-from api.body_media import require_readable_body
 from api.logs import configure_logging
 from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
 from api.rate_limit import RateLimiter, RateLimitMiddleware
-from api.request_context import REQUEST_ID_HEADER, RequestContextMiddleware
+from api.request_body import check_body
+from api.request_context import REQUEST_ID_HEADER, RequestContext
 from api.routes import catalog, estimates, health, prices, recommendations, tco
 from api.services import Services
 from api.settings import Settings
@@ -90,10 +90,9 @@ def create_app(settings: Settings) -> Litestar:
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_send=[_allow_header],
-        before_request=require_readable_body,
-        # Outermost first: every answer, a 429 included, gets a request id, security headers and a metric.
+        before_request=check_body,
+        # Outermost first: a 429 is counted in the metrics too.
         middleware=[
-            RequestContextMiddleware(),
             prometheus.middleware,
             RateLimitMiddleware(_rate_limiter, settings.api_keys),
         ],
@@ -136,6 +135,8 @@ def create_app(settings: Settings) -> Litestar:
         logging_config=None,
     )
     complete_openapi(app.openapi_schema)
+    # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
+    app.asgi_handler = RequestContext(app.asgi_handler, cors=bool(settings.cors_origins))
     return app
 
 

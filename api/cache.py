@@ -12,6 +12,8 @@ from api.redis_link import RedisLink, RedisUnavailable
 
 CacheHealth = Literal["ok", "degraded", "local"]
 KEY_PREFIX = "gpu-advisor:v1:"
+# Local copies of shared entries live briefly: memory is bounded by the LRU, and Redis stays the one that expires.
+LOCAL_COPY_TTL_S = 300
 
 
 class Cache(Protocol):
@@ -29,11 +31,10 @@ class Cache(Protocol):
 
 
 class LocalCache:
-    """Bounded in-process LRU, used when no REDIS_URL is set."""
+    """Bounded in-process LRU: the cache without REDIS_URL, the first tier with it."""
 
-    backend = "local"
-
-    def __init__(self, max_entries: int) -> None:
+    def __init__(self, max_entries: int, *, backend: str = "local") -> None:
+        self.backend = backend
         self._entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
         self._max_entries = max(1, max_entries)
 
@@ -91,3 +92,32 @@ class RedisCache:
 
     async def close(self) -> None:
         await self._link.close()
+
+
+class TieredCache:
+    """This process's LRU in front of Redis: every key names a catalog version, so a copy here is never stale."""
+
+    backend = "redis"
+
+    def __init__(self, local: LocalCache, shared: RedisCache) -> None:
+        self._local = local
+        self._shared = shared
+
+    async def get(self, key: str) -> bytes | None:
+        value = await self._local.get(key)
+        if value is None:
+            value = await self._shared.get(key)
+            if value is not None:
+                await self._local.set(key, value, LOCAL_COPY_TTL_S)
+        return value
+
+    async def set(self, key: str, value: bytes, ttl_s: int) -> None:
+        await self._local.set(key, value, min(ttl_s, LOCAL_COPY_TTL_S))
+        await self._shared.set(key, value, ttl_s)
+
+    async def health(self) -> CacheHealth:
+        return await self._shared.health()
+
+    async def close(self) -> None:
+        await self._local.close()
+        await self._shared.close()

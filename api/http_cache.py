@@ -11,6 +11,7 @@ import msgspec
 from litestar import Request, Response
 
 from api.catalog_view import CatalogView
+from api.request_context import varies_on
 from api.services import Services
 
 _encoder = msgspec.json.Encoder()
@@ -44,6 +45,7 @@ async def cached_read(
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={services.settings.catalog_max_age_s}"}
     if vary:
         headers["Vary"] = vary
+        varies_on(vary)
     if _matches(request.headers.get("if-none-match"), etag):
         return Response(content=b"", status_code=304, headers=headers)
     body = await services.cache.get(key)

@@ -29,7 +29,7 @@ _LINKS = {
 
 
 def _rate_limited(path: str) -> bool:
-    return not any(path.startswith(prefix.strip("^$")) for prefix in RateLimitMiddleware.exclude_path_pattern)
+    return not path.startswith(RateLimitMiddleware.UNLIMITED)
 
 
 def complete_openapi(openapi: OpenAPI) -> None:

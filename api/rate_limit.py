@@ -120,7 +120,11 @@ class RateLimitMiddleware(ASGIMiddleware):
     """429 with Retry-After once a client exceeds its rate; probes, metrics and the schema are never limited."""
 
     scopes = ("http",)  # type: ignore[assignment]
-    exclude_path_pattern = ("^/health/", "^/metrics$", "^/schema")
+    UNLIMITED = ("/health/", "/metrics", "/schema")
+
+    @staticmethod
+    def should_bypass_for_scope(scope: Scope) -> bool:  # type: ignore[override]
+        return scope["path"].startswith(RateLimitMiddleware.UNLIMITED)
 
     def __init__(self, limiter_of: Any, api_keys: tuple[str, ...]) -> None:
         self._limiter_of = limiter_of

@@ -244,7 +244,8 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     gpus_per_instance: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 1
     pricing: Pricing
-    usd_per_gpu_hour: Annotated[float, msgspec.Meta(gt=0, le=10_000)]
+    # A hundredth of a cent per GPU-hour is below any real price and survives storage without rounding to 0.
+    usd_per_gpu_hour: Annotated[float, msgspec.Meta(ge=0.0001, le=10_000)]
     usd_per_instance_hour: float | None = None
     instance: Annotated[str, msgspec.Meta(max_length=120)] | None = None
     vcpus: Annotated[int, msgspec.Meta(ge=1, le=100_000)] | None = None

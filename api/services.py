@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from api.cache import Cache, LocalCache, RedisCache
+from api.cache import Cache, LocalCache, RedisCache, TieredCache
 from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS
@@ -61,7 +61,7 @@ class Services:
             link = RedisLink(
                 settings.redis_url, timeout_s=settings.redis_timeout_s, retry_after_s=settings.redis_retry_after_s
             )
-            cache = RedisCache(link)
+            cache = TieredCache(LocalCache(settings.local_cache_entries, backend="local-tier"), RedisCache(link))
         else:
             cache = LocalCache(settings.local_cache_entries)
         services = cls(settings, engine, cache, await _initial_view(engine))

@@ -1,8 +1,12 @@
 """What the benchmark scripts in bench/ share: a live gpu-advisor server and the reporting of HTTP timings.
 
-- the server: `gpu-advisor serve --workers 1` as a subprocess on a free port of 127.0.0.1, its environment,
-  waiting for `GET /health/ready`, stopping it (terminate, then kill after a timeout), the tail of its log,
-  all behind the `running` context manager, with the command-line options that configure it;
+- the server: `gpu-advisor serve --workers N` (1 unless asked) as a subprocess on a free port of 127.0.0.1, its
+  environment, waiting for `GET /health/ready`, stopping it (terminate, then kill after a timeout), the tail of
+  its log, the CPU time of its processes, all behind the `running` context manager, with the command-line
+  options that configure it;
+- the stores a benchmark may own: a fresh PostgreSQL database (dropped and created again) and a redis-server of
+  its own on a free port, which it can kill and start again;
+- load: many keep-alive connections at once from one asyncio client (`drive`), every request timed;
 - statistics: nearest-rank percentiles, milliseconds, and the summary of one endpoint's timed requests;
 - the report: aligned text tables, the HTTP results table, the platform facts and the exit codes.
 
@@ -13,8 +17,11 @@ The scripts run as `uv run python bench/<name>.py`, so this folder is on sys.pat
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
+import re
+import shutil
 import signal
 import socket
 import statistics
@@ -22,9 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,22 +75,28 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_env(database_url: str, redis_url: str | None) -> dict[str, str]:
-    """This process's environment with the server's database, cache (or none) and a quiet log level."""
+def server_env(database_url: str, redis_url: str | None, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """This process's environment with the server's database, cache (or none), a quiet log level, no rate limit
+    (unless the environment sets them), then `extra`."""
     env = dict(os.environ)
     env["DATABASE_URL"] = database_url
     env.pop("REDIS_URL", None)
     if redis_url:
         env["REDIS_URL"] = redis_url
     env.setdefault("GPU_ADVISOR_LOG_LEVEL", "WARNING")
+    # A benchmark is one client sending thousands of requests: the per-client rate limit would answer 429.
+    env.setdefault("GPU_ADVISOR_RATE_LIMIT_PER_MINUTE", "0")
     # One worker: metrics come from the process registry, which catalog_latency's cold-query miss count reads.
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    env.update(extra or {})
     return env
 
 
-def start_server(port: int, env: dict[str, str], log_path: Path, *, migrate: bool) -> subprocess.Popen[bytes]:
-    """Start a one-worker server on HOST:port, its output going to log_path."""
-    command = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port), "--workers", "1"]
+def start_server(
+    port: int, env: dict[str, str], log_path: Path, *, migrate: bool, workers: int = 1
+) -> subprocess.Popen[bytes]:
+    """Start a server of `workers` processes on HOST:port, its output going to log_path."""
+    command = [sys.executable, "-m", "api.cli", "serve", "--host", HOST, "--port", str(port), "--workers", str(workers)]
     if migrate:  # a fresh file must be migrated and seeded whatever GPU_ADVISOR_AUTO_MIGRATE says
         command.append("--migrate")
     with log_path.open("wb") as log:
@@ -107,6 +120,31 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=STOP_TIMEOUT_S)
+
+
+def process_tree_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid` and its live descendants (Linux /proc; None elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total, pending, seen = 0.0, [pid], set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            stat = Path(f"/proc/{current}/stat").read_text()
+        except OSError:
+            if current == pid:
+                return None
+            continue
+        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state is fields[0], utime fields[11]
+        total += (int(fields[11]) + int(fields[12])) / ticks
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending.extend(int(child) for child in task.read_text().split())
+            except OSError:
+                continue
+    return total
 
 
 def log_tail(log_path: Path, lines: int = 30) -> str:
@@ -148,6 +186,24 @@ class LiveServer:
     ready: dict[str, Any]
     database_url: str
     redis_url: str | None
+    workers: int = 1
+    process: subprocess.Popen[bytes] | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        """http://HOST:port"""
+        return str(self.client.base_url).rstrip("/")
+
+    def cpu_s(self) -> float | None:
+        """CPU seconds used so far by the server's processes (the supervisor and its workers), when known."""
+        return process_tree_cpu_s(self.process.pid) if self.process is not None else None
+
+    def check_alive(self) -> None:
+        """BenchError when the server has exited."""
+        if self.process is not None and self.process.poll() is not None:
+            tail = log_tail(self.log_path) if self.log_path else ""
+            raise BenchError(f"the server exited with code {self.process.returncode} during the run:\n{tail}")
 
     def facts(self, catalog_key: str) -> dict[str, Any]:
         """Database, cache, catalog version (under `catalog_key`), ready status and workers, for a report."""
@@ -156,32 +212,61 @@ class LiveServer:
             "cache": f"redis ({self.ready.get('redis')})" if self.redis_url else "in-process",
             catalog_key: self.ready.get("catalog_version"),
             "ready_status": self.ready.get("status"),
-            "workers": 1,
+            "workers": self.workers,
         }
 
 
 @contextmanager
 def running(
-    workdir: Path, *, database_url: str | None, redis_url: str | None, port: int | None, timeout_s: float
+    workdir: Path,
+    *,
+    database_url: str | None,
+    redis_url: str | None,
+    port: int | None,
+    timeout_s: float,
+    workers: int = 1,
+    extra_env: Mapping[str, str] | None = None,
+    migrate: bool | None = None,
 ) -> Iterator[LiveServer]:
-    """Start a server (a fresh SQLite file in workdir without database_url), wait until ready, stop it on exit."""
+    """Start a server (a fresh SQLite file in workdir without database_url), wait until ready, stop it on exit.
+
+    `migrate` (default: only for that fresh SQLite file) passes `--migrate`; `extra_env` is added to the server's
+    environment last. With several workers, PROMETHEUS_MULTIPROC_DIR is an empty folder of workdir, as in the
+    container image, unless extra_env sets it.
+    """
     url = database_url or f"sqlite+aiosqlite:///{workdir / 'bench.db'}"
     port = port or free_port()
     log_path = workdir / "server.log"
-    process = start_server(port, server_env(url, redis_url), log_path, migrate=not database_url)
+    extra = dict(extra_env or {})
+    if workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in extra:
+        metrics_dir = workdir / "metrics"
+        metrics_dir.mkdir(exist_ok=True)
+        extra["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+    process = start_server(
+        port,
+        server_env(url, redis_url, extra),
+        log_path,
+        migrate=not database_url if migrate is None else migrate,
+        workers=workers,
+    )
     try:
         with httpx.Client(base_url=f"http://{HOST}:{port}", timeout=timeout_s) as client:
-            yield LiveServer(client, wait_until_ready(client, process, log_path), url, redis_url)
+            ready = wait_until_ready(client, process, log_path)
+            yield LiveServer(client, ready, url, redis_url, workers, process, log_path)
             if process.poll() is not None:
                 raise BenchError(f"the server exited during the run:\n{log_tail(log_path)}")
     finally:
         stop_server(process)
 
 
-def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """--database-url, --redis-url and --port."""
-    parser.add_argument("--database-url", help="DATABASE_URL for the server (default: a fresh SQLite file)")
-    parser.add_argument("--redis-url", help="REDIS_URL for the server (default: none, in-process cache)")
+def add_server_options(
+    parser: argparse.ArgumentParser, *, database_help: str | None = None, redis_help: str | None = None
+) -> None:
+    """--database-url, --redis-url and --port (the help of the first two replaceable where the defaults differ)."""
+    parser.add_argument(
+        "--database-url", help=database_help or "DATABASE_URL for the server (default: a fresh SQLite file)"
+    )
+    parser.add_argument("--redis-url", help=redis_help or "REDIS_URL for the server (default: none, in-process cache)")
     parser.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
 
 
@@ -211,6 +296,321 @@ def run_in_workdir(prog: str, bench: Callable[[Path], T]) -> T | int:
         except KeyboardInterrupt:
             print(f"{prog}: interrupted; the server was stopped", file=sys.stderr)
             return 130
+
+
+# --- stores of a benchmark's own --------------------------------------------------------------------------------
+
+POSTGRES_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_INSTALL_HINT = "install it (Debian: apt-get install -y redis-server) or pass --redis-url"
+
+
+@contextmanager
+def fresh_postgres_database(admin_url: str, name: str, *, keep: bool = False) -> Iterator[str]:
+    """Drop and create database `name` through admin_url (asyncpg), yield its DATABASE_URL, drop it afterwards.
+
+    `keep` leaves it in place after the run (it is still dropped and created again by the next one).
+    """
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", name):
+        raise BenchError(f"database name {name!r} is not a plain lower-case identifier")
+    import asyncpg  # only benchmarks on PostgreSQL need it
+
+    async def execute(*statements: str) -> None:
+        connection = await asyncpg.connect(admin_url, timeout=10)
+        try:
+            for statement in statements:
+                await connection.execute(statement)
+        finally:
+            await connection.close()
+
+    def run(*statements: str) -> None:
+        try:
+            asyncio.run(execute(*statements))
+        except (OSError, asyncpg.PostgresError, TimeoutError) as error:
+            raise BenchError(f"PostgreSQL at {admin_url} ({statements[0]}): {error}") from error
+
+    drop = f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
+    run(drop, f'CREATE DATABASE "{name}"')
+    base = admin_url.rsplit("/", 1)[0].replace("postgresql://", "postgresql+asyncpg://", 1)
+    try:
+        yield f"{base}/{name}"
+    finally:
+        if not keep:
+            run(drop)
+
+
+class RedisServer:
+    """A redis-server of the benchmark's own on a free port of HOST, without persistence; it can be killed."""
+
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise BenchError(f"redis-server is not installed: {REDIS_INSTALL_HINT}")
+        self.binary = binary
+        self.port = port or free_port()
+        self.workdir = workdir
+        self.log_path = workdir / "redis.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+    def start(self, timeout_s: float = 10.0) -> None:
+        """Start it and wait until it answers PING; BenchError when it does not."""
+        command = [
+            self.binary,
+            "--port",
+            str(self.port),
+            "--bind",
+            HOST,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(self.workdir),
+        ]
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise BenchError(f"redis-server exited with code {self.process.returncode}:\n{log_tail(self.log_path)}")
+            if self.ping():
+                return
+            time.sleep(0.05)
+        raise BenchError(f"redis-server did not answer PING within {timeout_s:g} s:\n{log_tail(self.log_path)}")
+
+    def ping(self) -> bool:
+        try:
+            with socket.create_connection((HOST, self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def kill(self) -> None:
+        """SIGKILL: the cache disappears at once, as in a crash."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=STOP_TIMEOUT_S)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop_server(self.process)
+
+
+@contextmanager
+def own_redis(workdir: Path) -> Iterator[RedisServer]:
+    """A started RedisServer, stopped on exit."""
+    server = RedisServer(workdir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+def metric_totals(client: httpx.Client, name: str, label: str) -> dict[str, float]:
+    """The server's /metrics samples of counter `name`, summed by the value of `label` (empty when unavailable)."""
+    try:
+        response = client.get("/metrics")
+    except httpx.TransportError:
+        return {}
+    if response.status_code != 200:
+        return {}
+    pattern = re.compile(rf'^{re.escape(name)}\{{[^}}]*\b{re.escape(label)}="([^"]*)"[^}}]*\}}\s+(\S+)$')
+    totals: dict[str, float] = {}
+    for line in response.text.splitlines():
+        match = pattern.match(line)
+        if match:
+            totals[match.group(1)] = totals.get(match.group(1), 0.0) + float(match.group(2))
+    return totals
+
+
+# --- load: concurrent requests from one asyncio client ----------------------------------------------------------
+
+ERROR_SAMPLES = 10
+CLIENTS = ("aiohttp", "httpx")
+AIOHTTP_HINT = "run the script with `uv run --with aiohttp python bench/...` or pass --client httpx"
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a load: its class for the report, method, path with query, JSON body."""
+
+    label: str
+    method: str
+    path: str
+    body: bytes | None = None
+
+
+@dataclass
+class Load:
+    """What `drive` recorded: per request, in completion order, its index, duration, status and end time.
+
+    status 0 is a transport error (connection refused or reset, timeout); `samples` keeps the first failures with
+    the request and the answer.
+    """
+
+    indexes: list[int] = field(default_factory=list)
+    durations_ns: list[int] = field(default_factory=list)
+    statuses: list[int] = field(default_factory=list)
+    ended_ns: list[int] = field(default_factory=list)  # since started_ns
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    started_ns: int = 0
+    elapsed_ns: int = 0
+    client_cpu_s: float = 0.0
+    completed: int = 0
+    watches: list[tuple[int, asyncio.Event]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for status in self.statuses if not 200 <= status < 300)
+
+    def reached(self, count: int) -> asyncio.Event:
+        """An event set once `count` requests have completed (call it inside the loop that drives the load)."""
+        event = asyncio.Event()
+        if self.completed >= count:
+            event.set()
+        else:
+            self.watches.append((count, event))
+            self.watches.sort(key=lambda watch: watch[0])
+        return event
+
+    def done_one(self) -> None:
+        self.completed += 1
+        while self.watches and self.watches[0][0] <= self.completed:
+            self.watches.pop(0)[1].set()
+
+    def note_failure(self, request: Request, status: int, answer: str) -> None:
+        """Keep the first failure of each request and status, up to ERROR_SAMPLES of them."""
+        sample = {
+            "request": f"{request.method} {request.path}",
+            "body": request.body.decode() if request.body else None,
+            "status": status,
+            "answer": answer[:600],
+        }
+        seen = any(
+            s["request"] == sample["request"] and s["body"] == sample["body"] and s["status"] == status
+            for s in self.samples
+        )
+        if not seen and len(self.samples) < ERROR_SAMPLES:
+            self.samples.append(sample)
+
+
+def client_available(name: str) -> bool:
+    """Whether the load client library `name` can be imported here."""
+    try:
+        __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
+async def drive(
+    base_url: str,
+    requests: Sequence[Request],
+    *,
+    connections: int,
+    client: str = "aiohttp",
+    timeout_s: float = 30.0,
+    count: int | None = None,
+    duration_s: float | None = None,
+    load: Load | None = None,
+) -> Load:
+    """Send requests[i % len(requests)] for i = 0, 1, ... over `connections` keep-alive connections at once.
+
+    Stops after `count` requests (default len(requests)) or, with duration_s, when that many seconds have passed.
+    Every answer is read whole; anything but 2xx is a failure. `load` (fresh when None) is filled as requests
+    complete, so that a task running beside this one can watch `load.completed`.
+    """
+    load = load or Load()
+    total = len(requests) if count is None and duration_s is None else count
+    next_index = 0
+    headers = {"Content-Type": "application/json"}
+
+    def take() -> int | None:
+        nonlocal next_index
+        if total is not None and next_index >= total:
+            return None
+        if deadline_ns is not None and time.perf_counter_ns() >= deadline_ns:
+            return None
+        index = next_index
+        next_index += 1
+        return index
+
+    def record(index: int, before: int, status: int, request: Request, failure: str | None) -> None:
+        now = time.perf_counter_ns()
+        load.indexes.append(index)
+        load.durations_ns.append(now - before)
+        load.statuses.append(status)
+        load.ended_ns.append(now - load.started_ns)
+        load.done_one()
+        if failure is not None:
+            load.note_failure(request, status, failure)
+
+    if client == "aiohttp":
+        try:
+            import aiohttp
+            from yarl import URL
+        except ImportError:
+            raise BenchError(f"aiohttp is not installed: {AIOHTTP_HINT}") from None
+        urls = [URL(base_url + request.path, encoded=True) for request in requests]
+        connector = aiohttp.TCPConnector(limit=connections, force_close=False)
+        session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=timeout_s))
+
+        async def one_aiohttp() -> None:
+            while (index := take()) is not None:
+                slot = index % len(requests)
+                request = requests[slot]
+                before = time.perf_counter_ns()
+                try:
+                    async with session.request(
+                        request.method, urls[slot], data=request.body, headers=headers if request.body else None
+                    ) as response:
+                        text = await response.read()
+                        status = response.status
+                except (aiohttp.ClientError, OSError, TimeoutError) as error:
+                    record(index, before, 0, request, f"{type(error).__name__}: {error}")
+                    continue
+                record(index, before, status, request, None if 200 <= status < 300 else text.decode(errors="replace"))
+
+        worker = one_aiohttp
+        close = session.close
+    elif client == "httpx":
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        async_client = httpx.AsyncClient(base_url=base_url, limits=limits, timeout=timeout_s)
+
+        async def one_httpx() -> None:
+            while (index := take()) is not None:
+                request = requests[index % len(requests)]
+                before = time.perf_counter_ns()
+                try:
+                    response = await async_client.request(
+                        request.method, request.path, content=request.body, headers=headers if request.body else None
+                    )
+                except httpx.TransportError as error:
+                    record(index, before, 0, request, f"{type(error).__name__}: {error}")
+                    continue
+                status = response.status_code
+                record(index, before, status, request, None if 200 <= status < 300 else response.text)
+
+        worker = one_httpx
+        close = async_client.aclose
+    else:
+        raise BenchError(f"unknown client {client!r} (one of {', '.join(CLIENTS)})")
+
+    cpu_before = time.process_time()
+    load.started_ns = time.perf_counter_ns()
+    deadline_ns = load.started_ns + int(duration_s * 1e9) if duration_s is not None else None
+    try:
+        await asyncio.gather(*(worker() for _ in range(connections)))
+    finally:
+        load.elapsed_ns = time.perf_counter_ns() - load.started_ns
+        load.client_cpu_s = time.process_time() - cpu_before
+        await close()
+    return load
 
 
 # --- statistics -------------------------------------------------------------------------------------------------

@@ -112,7 +112,7 @@ class ImageGenerationWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="imag
     width: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
     height: Annotated[int, msgspec.Meta(ge=64, le=8192, multiple_of=8)] = 1024
     steps: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
-    images_per_hour: Annotated[float, msgspec.Meta(gt=0, le=100_000_000)] | None = None
+    images_per_hour: Annotated[float, msgspec.Meta(ge=0.001, le=100_000_000)] | None = None
     precision: ImagePrecision = "fp16"
 
 

@@ -14,8 +14,8 @@ from litestar.params import Body
 from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import problem_responses
+from api.request_body import BODY_OPT, strict_body
 from api.services import Services
-from api.strict_body import strict_body
 from domain.estimates import Option
 from domain.ranking import EstimateRequest, estimate
 
@@ -23,6 +23,7 @@ from domain.ranking import EstimateRequest, estimate
 @post(
     "/v1/estimates",
     operation_id="createEstimate",
+    opt={BODY_OPT: EstimateRequest},
     summary="Estimate a workload on one configuration",
     description=(
         "Answer 'can this run on N x GPU, how fast, at what cost?' for one explicit configuration (`gpu`, "

@@ -14,6 +14,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from api.schemas import LiveRead, ReadyRead
 from api.services import Services
 
+# Litestar appends the charset to text/* media types itself; the client library's constant already has one.
+METRICS_MEDIA_TYPE = CONTENT_TYPE_LATEST.removesuffix("; charset=utf-8")
+
 _READY_EXAMPLE = {
     "status": "degraded",
     "database": "ok",
@@ -94,13 +97,13 @@ async def ready(services: NamedDependency[Services]) -> Response[ReadyRead]:
         "count, in the Prometheus text format."
     ),
     tags=["operations"],
-    media_type=CONTENT_TYPE_LATEST,
+    media_type=METRICS_MEDIA_TYPE,
     responses={
         200: ResponseSpec(
             str,
             generate_examples=False,
             description="Prometheus text exposition.",
-            media_type=CONTENT_TYPE_LATEST,
+            media_type=METRICS_MEDIA_TYPE,
             examples=[Example(value="gpu_advisor_catalog_reloads_total 1.0\n")],
         )
     },
@@ -111,7 +114,7 @@ async def metrics() -> Response[bytes]:
         # Several workers: each writes its own files and the scrape merges them.
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST, headers={"Cache-Control": "no-store"})
+    return Response(generate_latest(registry), media_type=METRICS_MEDIA_TYPE, headers={"Cache-Control": "no-store"})
 
 
 ROUTES = [live, ready, metrics]

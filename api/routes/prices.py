@@ -17,15 +17,14 @@ from litestar.params import Body, Parameter
 
 from api import examples
 from api.auth import SECURITY, require_api_key
-from api.body_media import ACCEPTS_OPT, JSON, media_type
 from api.catalog_view import offer_read
 from api.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
 from api.problems import ProblemError, not_found, problem_responses
+from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
-from api.strict_body import strict_body
 from domain.catalog import CatalogError, Offer
 
 log = logging.getLogger(__name__)
@@ -74,6 +73,7 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
 @put(
     "/v1/admin/offers/{offer_id:str}",
     operation_id="putOffer",
+    opt={BODY_OPT: OfferWrite},
     summary="Create or replace an offer (admin)",
     description=(
         "Create or replace one rental offer. The body is the representation getOffers returns (read-only fields "

@@ -18,9 +18,9 @@ from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import ProblemError, not_found, problem_responses
 from api.recommendation_store import SavedRecommendation
+from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS
-from api.strict_body import strict_body
 from domain.estimates import Recommendation
 from domain.ranking import RecommendationRequest, prepare, rank, recommendation_id
 
@@ -39,6 +39,7 @@ def _examples(kind_examples: dict[str, dict[str, Any]]) -> list[Example]:
 @post(
     "/v1/recommendations",
     operation_id="createRecommendation",
+    opt={BODY_OPT: RecommendationRequest},
     summary="Rank GPU options for a workload",
     description=(
         "Describe a workload (`kind`: inference, training, fine_tuning or image_generation) and get GPU options "

@@ -14,14 +14,15 @@ from litestar.params import Body
 from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import problem_responses
+from api.request_body import BODY_OPT, strict_body
 from api.services import Services
-from api.strict_body import strict_body
 from domain.tco import TcoRead, TcoRequest, tco
 
 
 @post(
     "/v1/tco",
     operation_id="createTco",
+    opt={BODY_OPT: TcoRequest},
     summary="Compare buying GPUs with renting them (total cost of ownership)",
     description=(
         "Answer 'should we buy or rent these GPUs?'. Give `gpu` (a GPU id or alias, e.g. h100-sxm) or `system` (a "

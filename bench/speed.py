@@ -1,0 +1,576 @@
+"""Requests per second of one gpu-advisor server per kind of request, each as a ratio to a hello-world request.
+
+Run from the repository root:
+
+    uv run python bench/speed.py                          # 1 worker, fresh SQLite file, in-process cache
+    uv run python bench/speed.py --duration 20 --connections 16 --json
+    uv run python bench/speed.py --workers 2 \\
+        --database-url postgresql+asyncpg://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor \\
+        --redis-url redis://127.0.0.1:6379/0
+    uv run --with aiohttp python bench/speed.py --load-generator aiohttp
+
+The load generator is wrk (Debian: `apt-get install -y wrk`) when it is on PATH: a C program, so that it is not
+the bottleneck even for the cheapest request. Without it (or with `--load-generator aiohttp|httpx`) the requests
+come from an asyncio client of this process (bench/live_server.py `drive`): aiohttp when importable
+(`uv run --with aiohttp`), else httpx.AsyncClient, both far more costly per request than wrk, so the hello-world
+figure, and every ratio, is then a floor. The report names the generator used and its CPU use.
+
+What it does:
+
+1. domain: ranks the whole catalog in-process for the six workloads of bench/recommend_latency.py, reusing its
+   timing (`bench_domain`, `--domain-requests` calls each), and prints the median over all six against the
+   2 ms target;
+2. starts `gpu-advisor serve --workers N` (default 1) on a free port of 127.0.0.1 (without `--database-url` on a
+   fresh SQLite file, without `--redis-url` with its in-process cache) with GPU_ADVISOR_RATE_LIMIT_PER_MINUTE=0
+   and GPU_ADVISOR_LOG_LEVEL=WARNING, waits for `GET /health/ready` and checks that each request below answers
+   200;
+3. for each scenario, `--warmup` seconds of load (not measured), then `--duration` seconds measured, always at
+   `--connections` connections (default 16) kept busy:
+   - hello-world: `GET /health/live`, a constant answer through the same app and middleware;
+   - `GET /v1/gpus/h100-sxm`;
+   - `POST /v1/recommendations` cached: the same body (Llama 3.1 70B inference, concurrency 32) every time;
+   - `POST /v1/recommendations` uncached: every body unique, the 70B inference with concurrency 33..288 and
+     SDXL with 418..673 images per hour in turn, each with an unreachable `max_usd_per_hour` budget drawn per run
+     plus a step per body (it changes the id, not the answer); wrk's Lua script reads them from a file, one a
+     line, each wrk thread taking every n-th; the warm-up has bodies of its own; more requests than bodies
+     fails the run (raise `--uncached-bodies`);
+4. reports requests per second, median, p99 and max latency, the ratio of each scenario's requests per second
+   to hello-world's, with the targets cached >= 0.50 and uncached >= 0.20, the response-cache lookups the
+   server counted in each scenario (hits for the cached one, misses for the uncached one) and the CPU
+   seconds used by the load generator and the server's processes during each scenario.
+
+`--json` prints a JSON document on stdout (the report then goes to stderr). It exits 1 when any request answers
+anything but 2xx or fails in transport (and, with `--check-targets`, when a target is missed), and 2 when the
+benchmark cannot run (no server, no wrk when asked for, unexpected answers to the check requests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import live_server
+import msgspec
+from recommend_latency import UNREACHABLE_BUDGET_USD, WORKLOADS, bench_domain
+
+DOMAIN_TARGET_MEDIAN_MS = 2.0
+TARGETS = {"cached": 0.50, "uncached": 0.20}  # requests/s as a share of hello-world's
+SERVER_ENV = {"GPU_ADVISOR_RATE_LIMIT_PER_MINUTE": "0", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
+REQUEST_TIMEOUT_S = 30.0
+WRK_INSTALL_HINT = "install it (Debian: apt-get install -y wrk) or pass --load-generator aiohttp|httpx"
+RESULT_MARK = "SPEED_RESULT"
+CACHED_BODY: dict[str, Any] = WORKLOADS[0][1]  # Llama 3.1 70B inference, concurrency 32
+FIGURE_STEPS = 256  # the figure of the unique bodies cycles over this many values; the budget keeps them unique
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    method: str
+    path: str
+    body: bytes | None = None  # one body for every request
+    bodies_file: Path | None = None  # or one per request, a line each (the measured run)
+    warmup_bodies_file: Path | None = None  # those of the warm-up
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One measured run of a scenario."""
+
+    scenario: str
+    requests: int
+    seconds: float
+    requests_per_s: float
+    median_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    non_2xx: int
+    transport_errors: int
+    generator_cpu_s: float
+    server_cpu_s: float | None
+    cache_lookups: dict[str, float]
+
+
+# --- the requests -----------------------------------------------------------------------------------------------
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    return msgspec.json.encode(body)
+
+
+def unique_bodies(count: int, budget: float, offset: int) -> list[bytes]:
+    """`count` recommendation bodies never sent before, numbered from `offset` (the warm-up takes other numbers)."""
+    bodies = []
+    for index in range(offset, offset + count):
+        step = index // 2
+        figure = step % FIGURE_STEPS + 1
+        if index % 2 == 0:
+            workload = {**WORKLOADS[0][1]["workload"], "concurrency": 32 + figure}
+        else:
+            workload = {**WORKLOADS[5][1]["workload"], "images_per_hour": 417 + figure}
+        # budget + step * 0.001 (rounded) differs for every step: no id repeats, the answer is the same.
+        bodies.append(
+            encode({"workload": workload, "constraints": {"max_usd_per_hour": round(budget + step / 1000, 3)}})
+        )
+    return bodies
+
+
+def scenarios(workdir: Path, args: argparse.Namespace, budget: float) -> list[Scenario]:
+    warmup_count = args.uncached_bodies // 4
+    files = {}
+    for name, count, offset in [("uncached", args.uncached_bodies, warmup_count), ("warmup", warmup_count, 0)]:
+        bodies = unique_bodies(count, budget, offset)
+        files[name] = workdir / f"{name}-bodies.jsonl"
+        files[name].write_bytes(b"\n".join(bodies) + b"\n")
+    return [
+        Scenario("hello-world", "GET", "/health/live"),
+        Scenario("gpu", "GET", "/v1/gpus/h100-sxm"),
+        Scenario("cached", "POST", "/v1/recommendations", body=encode(CACHED_BODY)),
+        Scenario(
+            "uncached",
+            "POST",
+            "/v1/recommendations",
+            bodies_file=files["uncached"],
+            warmup_bodies_file=files["warmup"],
+        ),
+    ]
+
+
+def scenario_label(scenario: Scenario) -> str:
+    suffix = {
+        "hello-world": " (hello-world)",
+        "cached": " (cached)",
+        "uncached": " (uncached)",
+    }.get(scenario.name, "")
+    return f"{scenario.method} {scenario.path}{suffix}"
+
+
+def check_scenarios(server: live_server.LiveServer, items: Sequence[Scenario]) -> None:
+    for scenario in items:
+        body = scenario.body
+        if scenario.warmup_bodies_file is not None:
+            body = scenario.warmup_bodies_file.read_bytes().split(b"\n", 1)[0]  # spends one warm-up body
+        response = server.client.request(
+            scenario.method,
+            scenario.path,
+            content=body,
+            headers={"Content-Type": "application/json"} if body else None,
+        )
+        if response.status_code != 200:
+            raise live_server.BenchError(
+                f"{scenario.method} {scenario.path} answered {response.status_code}: {response.text[:500]}"
+            )
+
+
+# --- wrk --------------------------------------------------------------------------------------------------------
+
+
+def lua_string(text: str | bytes) -> str:
+    """A Lua long-bracket string literal of `text` (the level chosen so that the text cannot close it)."""
+    value = text.decode() if isinstance(text, bytes) else text
+    level = 0
+    while f"]{'=' * level}]" in value:
+        level += 1
+    return f"[{'=' * level}[{value}]{'=' * level}]"
+
+
+def wrk_script(scenario: Scenario, bodies_file: Path | None, threads: int) -> str:
+    lines = [
+        "-- written by bench/speed.py for one wrk run",
+        f"wrk.method = {lua_string(scenario.method)}",
+    ]
+    if scenario.body is not None or bodies_file is not None:
+        lines.append('wrk.headers["Content-Type"] = "application/json"')
+    if scenario.body is not None:
+        lines.append(f"wrk.body = {lua_string(scenario.body)}")
+    if bodies_file is not None:
+        lines += [
+            "local next_thread = 0",
+            "function setup(thread)",
+            "  thread:set('tid', next_thread)",
+            "  next_thread = next_thread + 1",
+            "end",
+            "function init(args)",
+            "  bodies, count, sent = {}, 0, 0",
+            "  local line_number = 0",
+            f"  for line in io.lines({lua_string(str(bodies_file))}) do",
+            f"    if line_number % {threads} == tid then count = count + 1; bodies[count] = line end",
+            "    line_number = line_number + 1",
+            "  end",
+            "end",
+            "function request()",
+            "  sent = sent + 1",
+            "  return wrk.format(nil, nil, nil, bodies[(sent - 1) % count + 1])",
+            "end",
+        ]
+    lines += [
+        "function done(summary, latency, requests)",
+        "  local e = summary.errors",
+        f'  io.write(string.format("{RESULT_MARK} %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n",',
+        "    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,",
+        "    latency:percentile(50), latency:percentile(99), latency.max))",
+        "end",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def run_wrk(
+    wrk: str, base_url: str, scenario: Scenario, bodies_file: Path | None, seconds: float, args: argparse.Namespace
+) -> tuple[dict[str, float], float]:
+    """Figures of one wrk run (latencies in microseconds) and wrk's CPU seconds."""
+    script = args.workdir / f"{scenario.name}.lua"
+    script.write_text(wrk_script(scenario, bodies_file, args.threads), encoding="utf-8")
+    command = [
+        wrk,
+        f"-t{args.threads}",
+        f"-c{args.connections}",
+        f"-d{max(1, round(seconds))}s",
+        f"--timeout={REQUEST_TIMEOUT_S:g}s",
+        "-s",
+        str(script),
+        base_url + scenario.path,
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    match = re.search(rf"^{RESULT_MARK} (.*)$", done.stdout, re.MULTILINE)
+    if done.returncode != 0 or match is None:
+        raise live_server.BenchError(f"wrk failed (exit {done.returncode}): {done.stderr.strip() or done.stdout}")
+    keys = ["requests", "duration_us", "connect", "read", "write", "status", "timeout", "p50_us", "p99_us", "max_us"]
+    return dict(zip(keys, (float(v) for v in match.group(1).split()), strict=True)), cpu_s
+
+
+# --- one scenario -----------------------------------------------------------------------------------------------
+
+
+def bodies_of(path: Path | None) -> list[bytes]:
+    return [line for line in path.read_bytes().split(b"\n") if line] if path else []
+
+
+def asyncio_run(
+    server: live_server.LiveServer,
+    scenario: Scenario,
+    bodies_file: Path | None,
+    seconds: float,
+    client: str,
+    connections: int,
+) -> live_server.Load:
+    bodies = bodies_of(bodies_file)
+    if bodies:
+        requests = [live_server.Request(scenario.name, scenario.method, scenario.path, body) for body in bodies]
+    else:
+        requests = [live_server.Request(scenario.name, scenario.method, scenario.path, scenario.body)]
+    return asyncio.run(
+        live_server.drive(
+            server.url,
+            requests,
+            connections=connections,
+            client=client,
+            timeout_s=REQUEST_TIMEOUT_S,
+            duration_s=seconds,
+        )
+    )
+
+
+def measure(server: live_server.LiveServer, scenario: Scenario, args: argparse.Namespace) -> Outcome:
+    wrk = args.generator == "wrk"
+    if args.warmup:  # not measured; its failures still fail the run
+        if wrk:
+            figures, _ = run_wrk(args.wrk, server.url, scenario, scenario.warmup_bodies_file, args.warmup, args)
+            failed = figures["status"] + figures["connect"] + figures["read"] + figures["write"] + figures["timeout"]
+        else:
+            failed = asyncio_run(
+                server, scenario, scenario.warmup_bodies_file, args.warmup, args.generator, args.connections
+            ).errors
+        if failed:
+            raise live_server.BenchError(f"{scenario_label(scenario)}: {failed:.0f} warm-up requests failed")
+    lookups_before = live_server.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
+    cpu_before = server.cpu_s()
+    if wrk:
+        figures, generator_cpu_s = run_wrk(args.wrk, server.url, scenario, scenario.bodies_file, args.duration, args)
+        requests = int(figures["requests"])
+        seconds = figures["duration_us"] / 1e6
+        outcome = dict(
+            requests=requests,
+            seconds=round(seconds, 3),
+            requests_per_s=round(requests / seconds, 1),
+            median_ms=round(figures["p50_us"] / 1000, 3),
+            p99_ms=round(figures["p99_us"] / 1000, 3),
+            max_ms=round(figures["max_us"] / 1000, 3),
+            non_2xx=int(figures["status"]),
+            transport_errors=int(figures["connect"] + figures["read"] + figures["write"] + figures["timeout"]),
+            generator_cpu_s=round(generator_cpu_s, 2),
+        )
+    else:
+        load = asyncio_run(server, scenario, scenario.bodies_file, args.duration, args.generator, args.connections)
+        seconds = load.elapsed_ns / 1e9
+        ordered = sorted(load.durations_ns)
+        outcome = dict(
+            requests=load.completed,
+            seconds=round(seconds, 3),
+            requests_per_s=round(load.completed / seconds, 1),
+            median_ms=live_server.ms(ordered[len(ordered) // 2]) if ordered else None,
+            p99_ms=live_server.ms(live_server.percentile(ordered, 99)) if ordered else None,
+            max_ms=live_server.ms(ordered[-1]) if ordered else None,
+            non_2xx=sum(1 for s in load.statuses if s and not 200 <= s < 300),
+            transport_errors=sum(1 for s in load.statuses if s == 0),
+            generator_cpu_s=round(load.client_cpu_s, 2),
+        )
+    cpu_after = server.cpu_s()
+    lookups_after = live_server.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
+    server.check_alive()
+    if scenario.bodies_file is not None:
+        available = len(bodies_of(scenario.bodies_file))
+        if outcome["requests"] + args.connections > available:
+            raise live_server.BenchError(
+                f"{scenario_label(scenario)}: {outcome['requests']} requests but {available} unique bodies, so some "
+                "were sent twice: raise --uncached-bodies"
+            )
+    return Outcome(
+        scenario=scenario.name,
+        server_cpu_s=round(cpu_after - cpu_before, 2) if cpu_after is not None and cpu_before is not None else None,
+        cache_lookups={
+            k: v - lookups_before.get(k, 0.0) for k, v in lookups_after.items() if v - lookups_before.get(k, 0.0)
+        },
+        **outcome,
+    )
+
+
+# --- the run ----------------------------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    args.workdir = workdir
+    budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000
+    items = scenarios(workdir, args, budget)
+    with live_server.running(
+        workdir,
+        database_url=args.database_url,
+        redis_url=args.redis_url,
+        port=args.port,
+        timeout_s=REQUEST_TIMEOUT_S,
+        workers=args.workers,
+        extra_env=SERVER_ENV,
+    ) as server:
+        check_scenarios(server, items)
+        outcomes = []
+        for scenario in items:
+            print(f"measuring {scenario_label(scenario)} ...", file=sys.stderr, flush=True)
+            outcomes.append(measure(server, scenario, args))
+        facts = server.facts("catalog_version")
+    hello = outcomes[0].requests_per_s
+    ratios = {o.scenario: round(o.requests_per_s / hello, 3) if hello else None for o in outcomes}
+    return {
+        "meta": {
+            **facts,
+            "load_generator": args.generator,
+            "wrk_threads": args.threads if args.generator == "wrk" else None,
+            "connections": args.connections,
+            "duration_s": args.duration,
+            "warmup_s": args.warmup,
+            "uncached_budget_usd_per_hour": budget,
+            **live_server.platform_facts(),
+        },
+        "results": [asdict(o) | {"label": scenario_label(s)} for o, s in zip(outcomes, items, strict=True)],
+        "ratios_to_hello_world": ratios,
+        "targets": {
+            name: {"min_ratio": minimum, "ratio": ratios.get(name), "met": (ratios.get(name) or 0) >= minimum}
+            for name, minimum in TARGETS.items()
+        },
+    }
+
+
+# --- the report -------------------------------------------------------------------------------------------------
+
+
+def domain_part(calls: int) -> dict[str, Any]:
+    results, meta = bench_domain(calls)
+    median = meta["median_ms_all"]
+    return {
+        "calls_per_workload": calls,
+        "median_ms_all": median,
+        "slowest_workload_median_ms": max(r.median_ms for r in results),
+        "target_median_ms": DOMAIN_TARGET_MEDIAN_MS,
+        "target_met": median < DOMAIN_TARGET_MEDIAN_MS,
+        "workloads": [asdict(r) for r in results],
+    }
+
+
+def text_report(document: dict[str, Any]) -> str:
+    out = []
+    domain = document.get("domain")
+    if domain:
+        verdict = "met" if domain["target_met"] else "NOT met"
+        out += [
+            f"domain.ranking.recommend in-process, six workloads x {domain['calls_per_workload']} calls: median "
+            f"{domain['median_ms_all']:.3f} ms (slowest workload {domain['slowest_workload_median_ms']:.3f} ms); "
+            f"target < {domain['target_median_ms']:g} ms: {verdict}",
+            "",
+        ]
+    http = document.get("http")
+    if http:
+        meta = http["meta"]
+        generator = meta["load_generator"] + (f" ({meta['wrk_threads']} thread)" if meta["wrk_threads"] else "")
+        out.append(
+            f"gpu-advisor speed: {meta['workers']} worker(s), {meta['connections']} connections, "
+            f"{meta['duration_s']:g} s per scenario after {meta['warmup_s']:g} s warm-up, load generator "
+            f"{generator} (database {meta['database']}, cache {meta['cache']}, catalog {meta['catalog_version']})"
+        )
+        headers = [
+            "scenario",
+            "requests",
+            "req/s",
+            "x hello",
+            "median ms",
+            "p99 ms",
+            "max ms",
+            "errors",
+            "gen cores",
+            "server cores",
+            "cache lookups",
+        ]
+        rows = []
+        for r in http["results"]:
+            ratio = http["ratios_to_hello_world"][r["scenario"]]
+            rows.append(
+                [
+                    r["label"],
+                    str(r["requests"]),
+                    f"{r['requests_per_s']:.0f}",
+                    f"{ratio:.2f}" if ratio is not None else "",
+                    f"{r['median_ms']:.2f}" if r["median_ms"] is not None else "",
+                    f"{r['p99_ms']:.2f}" if r["p99_ms"] is not None else "",
+                    f"{r['max_ms']:.2f}" if r["max_ms"] is not None else "",
+                    str(r["non_2xx"] + r["transport_errors"]),
+                    f"{r['generator_cpu_s'] / r['seconds']:.2f}" if r["seconds"] else "",
+                    f"{r['server_cpu_s'] / r['seconds']:.2f}" if r["server_cpu_s"] is not None else "",
+                    ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["cache_lookups"].items())),
+                ]
+            )
+        out += live_server.render(headers, rows)
+        for name, target in http["targets"].items():
+            verdict = "met" if target["met"] else "NOT met"
+            out.append(f"target {name} >= {target['min_ratio']:.2f} x hello-world: {target['ratio']} ({verdict})")
+        if meta["load_generator"] != "wrk":
+            out.append(
+                "note: the asyncio client costs far more per request than wrk: hello-world, and every ratio, are floors"
+            )
+        out.append(f"python {meta['python']} on {meta['platform']}")
+    return "\n".join(out)
+
+
+def choose_generator(parser: argparse.ArgumentParser, asked: str) -> tuple[str, str | None]:
+    wrk = shutil.which("wrk")
+    if asked == "wrk" and wrk is None:
+        parser.error(f"wrk is not installed: {WRK_INSTALL_HINT}")
+    if asked == "aiohttp" and not live_server.client_available("aiohttp"):
+        parser.error(f"aiohttp is not installed: {live_server.AIOHTTP_HINT}")
+    if asked != "auto":
+        return asked, wrk
+    if wrk is not None:
+        return "wrk", wrk
+    print(f"speed: wrk is not installed ({WRK_INSTALL_HINT}); using an asyncio client", file=sys.stderr)
+    return ("aiohttp" if live_server.client_available("aiohttp") else "httpx"), None
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--duration", type=float, default=10.0, help="measured seconds per scenario (default 10)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="warm-up seconds per scenario (default 3)")
+    parser.add_argument("--connections", type=int, default=16, help="connections kept busy (default 16)")
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1: one core for wrk)")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (default 1)")
+    parser.add_argument(
+        "--load-generator",
+        choices=["auto", "wrk", *live_server.CLIENTS],
+        default="auto",
+        help="wrk, or an asyncio client of this process (default auto: wrk when on PATH)",
+    )
+    parser.add_argument(
+        "--uncached-bodies",
+        type=int,
+        default=40_000,
+        help="unique bodies for the uncached scenario (default 40000; a quarter more are made for its warm-up)",
+    )
+    parser.add_argument(
+        "--domain-requests", type=int, default=200, help="in-process domain calls per workload (default 200; 0: skip)"
+    )
+    parser.add_argument("--skip-http", action="store_true", help="only the in-process domain part")
+    parser.add_argument(
+        "--check-targets", action="store_true", help="also exit 1 when a ratio or the domain median misses its target"
+    )
+    live_server.add_server_options(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON on stdout (the report goes to stderr)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.duration <= 3600:
+        parser.error("--duration must be between 1 and 3600 seconds")
+    if not (args.warmup == 0 or 1 <= args.warmup <= 600):
+        parser.error("--warmup must be 0 or between 1 and 600 seconds")
+    if not 1 <= args.connections <= 1024:
+        parser.error("--connections must be between 1 and 1024")
+    if not 1 <= args.threads <= min(64, args.connections):
+        parser.error("--threads must be between 1 and 64, and at most --connections")
+    if not 1 <= args.workers <= 64:
+        parser.error("--workers must be between 1 and 64")
+    if not 1000 <= args.uncached_bodies <= 2_000_000:
+        parser.error("--uncached-bodies must be between 1000 and 2000000")
+    if not 0 <= args.domain_requests <= 100_000:
+        parser.error("--domain-requests must be between 0 and 100000")
+    live_server.check_server_options(parser, args)
+    args.generator, args.wrk = choose_generator(parser, args.load_generator) if not args.skip_http else ("", None)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    live_server.exit_on_sigterm()
+    out = sys.stderr if args.json else sys.stdout
+    document: dict[str, Any] = {"domain": None, "http": None}
+    if args.domain_requests:
+        try:
+            document["domain"] = domain_part(args.domain_requests)
+        except (ValueError, msgspec.ValidationError) as error:
+            print(f"speed: the domain part failed: {error}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("speed: interrupted", file=sys.stderr)
+            return 130
+        print(text_report({"domain": document["domain"]}), file=out, flush=True)
+    if not args.skip_http:
+        outcome = live_server.run_in_workdir("speed", lambda workdir: run(args, workdir))
+        if isinstance(outcome, int):
+            return outcome
+        document["http"] = outcome
+        print(text_report({"http": outcome}), file=out)
+    if args.json:
+        print(json.dumps(document, indent=2))
+    code = 0
+    failed = [r for r in (document["http"] or {}).get("results", []) if r["non_2xx"] or r["transport_errors"]]
+    if failed:
+        names = ", ".join(f"{r['label']} ({r['non_2xx']} non-2xx, {r['transport_errors']} transport)" for r in failed)
+        print(f"speed: failed requests: {names}", file=sys.stderr)
+        code = 1
+    if args.check_targets:
+        missed = [name for name, t in (document["http"] or {}).get("targets", {}).items() if not t["met"]]
+        if document["domain"] and not document["domain"]["target_met"]:
+            missed.append("domain median")
+        if missed:
+            print(f"speed: targets missed: {', '.join(missed)}", file=sys.stderr)
+            code = 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
