@@ -28,7 +28,7 @@ class SavedRecommendation:
     id: str
     catalog_version: str
     request: dict[str, Any]
-    response: dict[str, Any]
+    response: Any  # the document, or its encoding as msgspec.Raw
     created_at: datetime
 
 
@@ -65,7 +65,7 @@ class RecommendationStore:
         PENDING_RECOMMENDATIONS.set(self.pending)
         return "pending"
 
-    async def load(self, recommendation_id: str) -> dict[str, Any] | None:
+    async def load(self, recommendation_id: str) -> Any:
         """The stored document, or one still waiting; raises a database error when it cannot tell."""
         waiting = self._pending.get(recommendation_id)
         if waiting is not None:

@@ -109,7 +109,8 @@ async def create_recommendation(
                     id=result.id,
                     catalog_version=result.catalog_version,
                     request=msgspec.to_builtins(prepared.request),
-                    response=msgspec.to_builtins(result),
+                    # The encoded answer goes into the JSON column as it is, not decoded and encoded again.
+                    response=msgspec.Raw(body),
                     created_at=now,
                 )
             )
