@@ -17,12 +17,13 @@ from litestar.types import Message, Scope
 
 from api.auth import API_KEY_HEADER
 from api.logs import configure_logging
+from api.mcp_server import build_server, http_session_manager, service_context
 from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
 from api.rate_limit import RateLimiter, RateLimitMiddleware
 from api.request_body import check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
-from api.routes import catalog, estimates, health, prices, recommendations, tco
+from api.routes import catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
 from api.services import Services
 from api.settings import Settings
 
@@ -69,8 +70,10 @@ def create_app(settings: Settings) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         services = await Services.start(settings)
         app.state.services = services
+        app.state.mcp_sessions = http_session_manager(build_server(lambda: service_context(services), API_VERSION))
         try:
-            yield
+            async with app.state.mcp_sessions.run():
+                yield
         finally:
             await services.close()
 
@@ -85,6 +88,9 @@ def create_app(settings: Settings) -> Litestar:
             *recommendations.ROUTES,
             *tco.ROUTES,
             *health.ROUTES,
+            *tools.ROUTES,
+            *mcp.ROUTES,
+            *ui.ROUTES,
         ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         lifespan=[lifespan],
@@ -126,6 +132,10 @@ def create_app(settings: Settings) -> Litestar:
                 Tag(
                     name="administration",
                     description="Price changes; every write needs an X-API-Key from GPU_ADVISOR_API_KEYS.",
+                ),
+                Tag(
+                    name="chatbot",
+                    description="Tool definitions for chat APIs; the same tools over MCP at /mcp.",
                 ),
                 Tag(name="operations", description="Health probes and metrics."),
             ],

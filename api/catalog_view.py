@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any, Literal
 
 import msgspec
 
 from api.schemas import (
+    GpuComparisonRead,
+    GpuRatios,
     GpuRead,
     GpuRef,
     LowestPricesRead,
     ModelRead,
+    OfferList,
     OfferRead,
     PriceRead,
     ProviderRead,
     SupportsRead,
     SystemRead,
 )
-from domain.catalog import Catalog, Gpu, Offer
+from domain.catalog import Catalog, Gpu, Offer, Pricing
+from domain.compare import compare_gpus
+from domain.estimates import Lang
+from domain.explain import comparison_summary
 
 CatalogSource = Literal["database", "reference"]
 
@@ -97,3 +105,126 @@ class CatalogView:
             for provider in catalog.providers
         }
         self.models: dict[str, ModelRead] = {model.id: _wire(model, ModelRead) for model in catalog.models}
+
+
+def comparison_read(view: CatalogView, gpus: list[Gpu], lang: Lang) -> GpuComparisonRead:
+    """GPUs side by side with their ratios to the first, and a summary."""
+    rows = compare_gpus(view.catalog, gpus)
+    return GpuComparisonRead(
+        baseline=gpus[0].id,
+        items=[view.gpus[gpu.id] for gpu in gpus],
+        ratios=[
+            GpuRatios(
+                gpu=row.gpu.id,
+                memory_gb=row.memory_gb,
+                memory_bandwidth_gbps=row.memory_bandwidth_gbps,
+                bf16_tflops=row.bf16_tflops,
+                fp8_tflops=row.fp8_tflops,
+                tdp_w=row.tdp_w,
+                usd_per_gpu_hour=row.usd_per_gpu_hour,
+            )
+            for row in rows
+        ],
+        summary=comparison_summary(view.catalog, rows, lang),
+        lang=lang,
+    )
+
+
+def matching_offers(
+    catalog: Catalog,
+    today: date,
+    *,
+    gpu_id: str | None = None,
+    provider: str | None = None,
+    pricing: Pricing | None = None,
+    max_usd_per_gpu_hour: float | None = None,
+    max_age_days: int | None = None,
+) -> list[Offer]:
+    """The offers that pass every given filter, in catalog order."""
+    return [
+        offer
+        for offer in catalog.offers
+        if (gpu_id is None or offer.gpu == gpu_id)
+        and (provider is None or offer.provider == provider)
+        and (pricing is None or offer.pricing == pricing)
+        and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
+        and (max_age_days is None or offer.age_days(today) <= max_age_days)
+    ]
+
+
+class NotInCatalog(LookupError):
+    """A name a catalog read asked for that the catalog does not hold, with the closest ids."""
+
+    def __init__(self, kind: str, name: str, suggestions: list[str]) -> None:
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"no {kind} {name!r} in the catalog{hint}")
+        self.kind = kind
+        self.name = name
+        self.suggestions = suggestions
+
+
+def find_gpu(catalog: Catalog, name: str) -> Gpu:
+    """A GPU by id or alias; NotInCatalog with the closest ids otherwise."""
+    gpu = catalog.gpu(name)
+    if gpu is None:
+        raise NotInCatalog("GPU", name, catalog.suggest("gpu", name))
+    return gpu
+
+
+def find_gpus(catalog: Catalog, names: Iterable[str]) -> list[Gpu]:
+    """The GPUs named, in the order given; names of the same GPU are merged."""
+    found: dict[str, Gpu] = {}
+    for name in names:
+        gpu = find_gpu(catalog, name.strip())
+        found.setdefault(gpu.id, gpu)
+    return list(found.values())
+
+
+def find_provider(catalog: Catalog, name: str) -> str:
+    """A provider id the catalog knows; NotInCatalog with the ids that contain or resemble the name otherwise."""
+    if catalog.provider(name) is None:
+        ids = [p.id for p in catalog.providers]
+        close = [i for i in ids if name.lower() in i] or difflib.get_close_matches(name.lower(), ids, n=3, cutoff=0.5)
+        raise NotInCatalog("provider", name, close[:3])
+    return name
+
+
+OfferSort = Literal["price", "gpu", "provider", "as_of"]
+SortOrder = Literal["asc", "desc"]
+
+_OFFER_KEYS: dict[str, Callable[[Offer], Any]] = {
+    "price": lambda o: (o.usd_per_gpu_hour, o.id),
+    "gpu": lambda o: (o.gpu, o.usd_per_gpu_hour, o.id),
+    "provider": lambda o: (o.provider, o.usd_per_gpu_hour, o.id),
+    "as_of": lambda o: (o.as_of, o.id),
+}
+
+
+def offer_list(
+    catalog: Catalog,
+    today: date,
+    *,
+    gpu_id: str | None = None,
+    provider: str | None = None,
+    pricing: Pricing | None = None,
+    max_usd_per_gpu_hour: float | None = None,
+    max_age_days: int | None = None,
+    sort: OfferSort = "price",
+    order: SortOrder | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> OfferList:
+    """A page of the matching offers, sorted (GET /v1/offers): as_of sorts newest first unless `order` says."""
+    offers = matching_offers(
+        catalog,
+        today,
+        gpu_id=gpu_id,
+        provider=provider,
+        pricing=pricing,
+        max_usd_per_gpu_hour=max_usd_per_gpu_hour,
+        max_age_days=max_age_days,
+    )
+    descending = order == "desc" if order else sort == "as_of"
+    offers.sort(key=_OFFER_KEYS[sort], reverse=descending)
+    page = offers[offset : offset + limit]
+    return OfferList(items=[offer_read(o, today) for o in page], total=len(offers), limit=limit, offset=offset)

@@ -474,5 +474,18 @@ def estimate(**values: Any) -> None:
         click.echo(f"  - {line}")
 
 
+@main.command("mcp")
+def mcp_command() -> None:
+    """Serve the chatbot tools over MCP on stdin/stdout (for chat clients that start a local server)."""
+    from api.app import API_VERSION
+    from api.logs import configure_logging
+    from api.mcp_server import serve_stdio
+
+    settings = _settings()
+    # stdout carries the protocol; logs go to stderr.
+    configure_logging(settings.log_level, settings.log_format)
+    asyncio.run(serve_stdio(settings, API_VERSION))
+
+
 if __name__ == "__main__":
     main()

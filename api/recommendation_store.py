@@ -10,11 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from api.metrics import PENDING_RECOMMENDATIONS
 from api.storage.database import DATABASE_ERRORS
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
+from domain.estimates import Recommendation
+from domain.ranking import RecommendationRequest
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +33,18 @@ class SavedRecommendation:
     request: dict[str, Any]
     response: Any  # the document, or its encoding as msgspec.Raw
     created_at: datetime
+
+
+def saved_recommendation(result: Recommendation, request: RecommendationRequest, body: bytes) -> SavedRecommendation:
+    """A computed recommendation as it is stored: the normalised request and the encoded answer as sent."""
+    return SavedRecommendation(
+        id=result.id,
+        catalog_version=result.catalog_version,
+        request=msgspec.to_builtins(request),
+        # The encoded answer goes into the JSON column as it is, not decoded and encoded again.
+        response=msgspec.Raw(body),
+        created_at=datetime.fromisoformat(result.created_at),
+    )
 
 
 class RecommendationStore:

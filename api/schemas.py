@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -395,3 +395,20 @@ class ReadyRead(Wire):
     catalog_version: str
     catalog_source: Literal["database", "reference"]
     catalog_loaded_at: datetime
+
+
+class ToolOperationRead(Wire):
+    """The HTTP operation that does what a tool does, for clients that call the API themselves."""
+
+    method: Literal["GET", "POST"]
+    path: str
+    arguments: Literal["json_body", "query"]
+
+
+class ToolManifestRead(Wire):
+    """The chatbot tools as function definitions for a chat API."""
+
+    format: Literal["openai", "anthropic"]
+    tools: list[dict[str, Any]]
+    operations: dict[str, ToolOperationRead]
+    mcp_path: str

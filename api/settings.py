@@ -40,6 +40,14 @@ def _choice(name: str, raw: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _frame_ancestors(values: tuple[str, ...]) -> tuple[str, ...]:
+    # Each value becomes a source expression of a Content-Security-Policy header: nothing that ends the directive.
+    for value in values:
+        if any(char in value for char in ';,"') or any(char.isspace() for char in value):
+            raise SettingsError(f"GPU_ADVISOR_FRAME_ANCESTORS: {value!r} is not an origin or CSP source expression")
+    return values
+
+
 def _log_level(raw: str) -> str:
     return _choice("GPU_ADVISOR_LOG_LEVEL", raw, ("debug", "info", "warning", "error", "critical")).upper()
 
@@ -51,6 +59,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     redis_url: str | None = None
     api_keys: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()
+    # Origins that may show the /ui page in a frame (CSP frame-ancestors source expressions).
+    frame_ancestors: tuple[str, ...] = ("'self'",)
     # Redis is a cache: a slow Redis must cost a request at most this long before we answer without it.
     redis_timeout_s: float = 0.2
     # After a Redis failure, skip it for this long instead of paying the timeout on every request.
@@ -136,6 +146,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             redis_url=redis_url,
             api_keys=listing("GPU_ADVISOR_API_KEYS"),
             cors_origins=listing("GPU_ADVISOR_CORS_ORIGINS"),
+            frame_ancestors=_frame_ancestors(listing("GPU_ADVISOR_FRAME_ANCESTORS")) or defaults.frame_ancestors,
             redis_timeout_s=number("GPU_ADVISOR_REDIS_TIMEOUT_S", defaults.redis_timeout_s),
             redis_retry_after_s=number("GPU_ADVISOR_REDIS_RETRY_AFTER_S", defaults.redis_retry_after_s),
             cache_ttl_s=int(number("GPU_ADVISOR_CACHE_TTL_S", defaults.cache_ttl_s, int)),

@@ -450,3 +450,48 @@ def tco_summary(
     if break_even_month is not None:
         summary += text["month"].format(utilization=_percent(utilization), month=break_even_month)
     return summary + text["end"]
+
+
+_ESTIMATE: dict[Lang, dict[str, str]] = {
+    "en": {"fits": "{configuration}: {parts}.", "no_fit": "{configuration} cannot run it: {reason}"},
+    "zh": {"fits": "{configuration}：{parts}。", "no_fit": "{configuration} 无法运行该负载：{reason}"},
+}
+
+
+def estimate_summary(kind: str, option: Option, lang: Lang) -> str:
+    """One or two sentences about a single configuration."""
+    text = _ESTIMATE[lang]
+    if not option.feasible:
+        reason = option.reasons[0] if option.reasons else ""
+        return text["no_fit"].format(configuration=_configuration(option, lang), reason=reason)
+    parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
+    return text["fits"].format(configuration=_configuration(option, lang), parts=_SUMMARY[lang]["separator"].join(parts))
+
+
+_OFFERS: dict[Lang, dict[str, str]] = {
+    "en": {
+        "none": "No offer in the catalog matches.",
+        "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at ${price:,.2f} per GPU-hour "
+        "(price as of {as_of}).",
+    },
+    "zh": {
+        "none": "目录中没有符合条件的报价。",
+        "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），每 GPU 小时 ${price:,.2f}（价格日期 {as_of}）。",
+    },
+}
+
+
+def offers_summary(catalog: Catalog, offers: list[Offer], lang: Lang) -> str:
+    """A sentence about a list of offers, naming the cheapest per GPU-hour."""
+    if not offers:
+        return _OFFERS[lang]["none"]
+    cheapest = min(offers, key=lambda offer: (offer.usd_per_gpu_hour, offer.id))
+    gpu = catalog.gpu(cheapest.gpu)
+    return _OFFERS[lang]["some"].format(
+        count=len(offers),
+        gpu=gpu.name if gpu else cheapest.gpu,
+        pricing=pricing_name(cheapest.pricing, lang),
+        provider=cheapest.provider,
+        price=cheapest.usd_per_gpu_hour,
+        as_of=cheapest.as_of.isoformat(),
+    )

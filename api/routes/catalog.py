@@ -12,7 +12,15 @@ from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
 from api import examples
-from api.catalog_view import CatalogView, offer_read
+from api.catalog_view import (
+    CatalogView,
+    NotInCatalog,
+    comparison_read,
+    find_gpu,
+    find_gpus,
+    find_provider,
+    offer_list,
+)
 from api.http_cache import cached_read
 from api.language import resolve_lang
 from api.problems import not_found, problem_responses
@@ -20,7 +28,6 @@ from api.schemas import (
     DiffusionModelRead,
     GpuComparisonRead,
     GpuList,
-    GpuRatios,
     GpuRead,
     Lang,
     LlmModelRead,
@@ -33,8 +40,7 @@ from api.schemas import (
 )
 from api.services import Services
 from domain.catalog import Ecosystem, Gpu, Pricing, Vendor
-from domain.compare import compare_gpus, half_precision_tflops
-from domain.explain import comparison_summary
+from domain.compare import half_precision_tflops
 
 AnyRequest = Request[Any, Any, Any]
 Limit = Annotated[int, Parameter(ge=1, le=200, description="Page size (1-200).", examples=[Example(value=50)])]
@@ -194,35 +200,13 @@ async def compare_gpus_route(
     lang: LangQuery = None,
 ) -> Response[GpuComparisonRead]:
     answer_lang = resolve_lang(lang, request.headers.get("accept-language"))
-    catalog = services.view.catalog
-    found: dict[str, Gpu] = {}
-    for name in (part.strip() for part in ids.split(",")):
-        gpu = catalog.gpu(name)
-        if gpu is None:
-            raise not_found("GPU", name, catalog.suggest("gpu", name))
-        found.setdefault(gpu.id, gpu)
-    gpus = list(found.values())
+    try:
+        gpus = find_gpus(services.view.catalog, ids.split(","))
+    except NotInCatalog as missing:
+        raise not_found(missing.kind, missing.name, missing.suggestions) from None
 
     def build(view: CatalogView) -> GpuComparisonRead:
-        rows = compare_gpus(view.catalog, gpus)
-        return GpuComparisonRead(
-            baseline=gpus[0].id,
-            items=[view.gpus[gpu.id] for gpu in gpus],
-            ratios=[
-                GpuRatios(
-                    gpu=row.gpu.id,
-                    memory_gb=row.memory_gb,
-                    memory_bandwidth_gbps=row.memory_bandwidth_gbps,
-                    bf16_tflops=row.bf16_tflops,
-                    fp8_tflops=row.fp8_tflops,
-                    tdp_w=row.tdp_w,
-                    usd_per_gpu_hour=row.usd_per_gpu_hour,
-                )
-                for row in rows
-            ],
-            summary=comparison_summary(view.catalog, rows, answer_lang),
-            lang=answer_lang,
-        )
+        return comparison_read(view, gpus, answer_lang)
 
     return await cached_read(request, services, build, key_extra=answer_lang, vary="Accept-Language")
 
@@ -368,35 +352,27 @@ async def list_offers(
 ) -> Response[OfferList]:
     catalog = services.view.catalog
     today = datetime.now(UTC).date()
-    gpu_id = None
-    if gpu is not None:
-        record = catalog.gpu(gpu)
-        if record is None:
-            raise not_found("GPU", gpu, catalog.suggest("gpu", gpu))
-        gpu_id = record.id
-    if provider is not None and catalog.provider(provider) is None:
-        raise not_found("provider", provider, [p.id for p in catalog.providers if provider.lower() in p.id][:3])
+    try:
+        gpu_id = find_gpu(catalog, gpu).id if gpu is not None else None
+        if provider is not None:
+            find_provider(catalog, provider)
+    except NotInCatalog as missing:
+        raise not_found(missing.kind, missing.name, missing.suggestions) from None
 
     def build(view: CatalogView) -> OfferList:
-        offers = [
-            offer
-            for offer in view.catalog.offers
-            if (gpu_id is None or offer.gpu == gpu_id)
-            and (provider is None or offer.provider == provider)
-            and (pricing is None or offer.pricing == pricing)
-            and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
-            and (max_age_days is None or offer.age_days(today) <= max_age_days)
-        ]
-        keys = {
-            "price": lambda o: (o.usd_per_gpu_hour, o.id),
-            "gpu": lambda o: (o.gpu, o.usd_per_gpu_hour, o.id),
-            "provider": lambda o: (o.provider, o.usd_per_gpu_hour, o.id),
-            "as_of": lambda o: (o.as_of, o.id),
-        }
-        descending = order == "desc" if order else sort == "as_of"
-        offers.sort(key=keys[sort], reverse=descending)
-        page = offers[offset : offset + limit]
-        return OfferList(items=[offer_read(o, today) for o in page], total=len(offers), limit=limit, offset=offset)
+        return offer_list(
+            view.catalog,
+            today,
+            gpu_id=gpu_id,
+            provider=provider,
+            pricing=pricing,
+            max_usd_per_gpu_hour=max_usd_per_gpu_hour,
+            max_age_days=max_age_days,
+            sort=sort,
+            order=order,
+            limit=limit,
+            offset=offset,
+        )
 
     # Ages change at midnight, so the day is part of what the cached body depends on.
     return await cached_read(request, services, build, key_extra=today.isoformat())

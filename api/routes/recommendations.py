@@ -17,7 +17,7 @@ from litestar.params import Body, Parameter
 from api import example_responses, examples
 from api.language import resolve_lang
 from api.problems import ProblemError, not_found, problem_responses
-from api.recommendation_store import SavedRecommendation
+from api.recommendation_store import saved_recommendation
 from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS
@@ -104,16 +104,7 @@ async def create_recommendation(
         else:
             result = rank(view.catalog, prepared, now=now, rate=rate)
             body = _encoder.encode(result)
-            outcome = await services.recommendations.save(
-                SavedRecommendation(
-                    id=result.id,
-                    catalog_version=result.catalog_version,
-                    request=msgspec.to_builtins(prepared.request),
-                    # The encoded answer goes into the JSON column as it is, not decoded and encoded again.
-                    response=msgspec.Raw(body),
-                    created_at=now,
-                )
-            )
+            outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
             if outcome != "stored":
                 headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
         await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)

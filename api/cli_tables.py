@@ -1,0 +1,584 @@
+"""Terminal views of what the API answers: rich tables and short text, with headers in English or Chinese.
+
+Every function here takes an answer the HTTP API would send (a recommendation, an option, a comparison, a page of
+offers, a TCO comparison) and returns renderables; the sentences inside come from the domain in the answer's language.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from api.schemas import GpuComparisonRead, GpuRead, OfferList
+from domain.catalog import Pricing
+from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
+from domain.explain import pricing_name, target_names
+from domain.tco import TcoRead
+
+# Headers, section titles and units; one entry per text, English first.
+LABELS: dict[str, tuple[str, str]] = {
+    # ranked options
+    "rank": ("#", "#"),
+    "gpu": ("GPU", "GPU"),
+    "gpus": ("GPUs", "卡数"),
+    "layout": ("TPxPPxDP", "TPxPPxDP"),
+    "memory_used": ("memory used", "显存占用"),
+    "throughput": ("throughput", "吞吐"),
+    "per_hour": ("per hour", "每小时"),
+    "per_unit": ("per unit of work", "单位成本"),
+    "offer": ("provider / pricing", "供应商 / 计价"),
+    "targets": ("targets", "目标"),
+    "score": ("score", "得分"),
+    "options": ("Options", "方案"),
+    "warnings": ("Warnings", "警告"),
+    "reasons": ("Reasons", "理由"),
+    "excluded": ("Excluded GPUs", "排除的 GPU"),
+    "reason": ("reason", "原因"),
+    "summary": ("Summary", "总结"),
+    "assumptions": ("Assumptions", "假设"),
+    "name": ("name", "名称"),
+    "value": ("value", "取值"),
+    "source": ("source", "来源"),
+    "requirements": ("Needs", "需求"),
+    "weights": ("{gb:,.1f} GB of weights", "权重 {gb:,.1f} GB"),
+    "min_memory": ("at least {gb:,.1f} GB of GPU memory", "显存至少 {gb:,.1f} GB"),
+    "kv_per_request": ("{gb:,.2f} GB of KV cache per request", "每个请求 KV 缓存 {gb:,.2f} GB"),
+    "total_flops": ("{flops:.3g} FLOP in total", "总计算量 {flops:.3g} FLOP"),
+    "ok": ("ok", "满足"),
+    "missed": ("missed: {targets}", "未满足：{targets}"),
+    "infeasible": ("infeasible", "不可行"),
+    "free": ("{pct:.0f}% free", "余量 {pct:.0f}%"),
+    "nodes": ("{count} nodes", "{count} 个节点"),
+    "instances": ("{instances} x {gpus}-GPU", "{instances} 台 x {gpus} 卡"),
+    "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
+    "latency": ("{tpot:,.0f} ms/tok, TTFT {ttft:,.0f} ms", "每 token {tpot:,.0f} 毫秒，首 token {ttft:,.0f} 毫秒"),
+    "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
+    "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
+    "per_million_tokens": ("{money} /M tokens", "{money} /百万 token"),
+    "per_run": ("{money} /run", "{money} /次"),
+    "per_1000_images": ("{money} /1k images", "{money} /千张图"),
+    "footer": (
+        "{id} on catalog {version}; --json prints every figure with its range and source.",
+        "{id}，目录版本 {version}；--json 输出全部数值（含区间与来源）。",
+    ),
+    "tco_hint": (
+        "Serving around the clock: renting {rent}/month against owning {owned}/month ({years} years): {cheaper}.",
+        "全天候运行：租用每月 {rent}，自购每月 {owned}（按 {years} 年摊销）：{cheaper}。",
+    ),
+    "buy_word": ("buy", "自购"),
+    "rent_word": ("rent", "租用"),
+    # comparison
+    "spec": ("", ""),
+    "vendor": ("vendor, architecture", "厂商、架构"),
+    "memory": ("memory", "显存"),
+    "bandwidth": ("bandwidth GB/s", "带宽 GB/s"),
+    "bf16": ("BF16 TFLOPS (dense)", "BF16 TFLOPS（稠密）"),
+    "fp8": ("FP8 TFLOPS (dense)", "FP8 TFLOPS（稠密）"),
+    "fp4": ("FP4 TFLOPS (dense)", "FP4 TFLOPS（稠密）"),
+    "tdp": ("TDP W", "功耗 W"),
+    "link": ("interconnect", "互联"),
+    "stack": ("software stack", "软件栈"),
+    "on_demand": ("on demand USD/GPU-h", "按需 美元/GPU 小时"),
+    "confidence": ("data confidence", "数据可信度"),
+    "specs": ("Specifications", "规格"),
+    "ratios": ("Ratios to {base}", "相对 {base} 的倍数"),
+    "price_ratio": ("price", "价格"),
+    # offers
+    "provider": ("provider", "供应商"),
+    "per_instance": ("GPUs / instance", "每实例卡数"),
+    "pricing": ("pricing", "计价方式"),
+    "usd_gpu_hour": ("USD / GPU-h", "美元 / GPU 小时"),
+    "usd_instance_hour": ("USD / instance-h", "美元 / 实例小时"),
+    "as_of": ("as of", "报价日期"),
+    "age": ("age (days)", "天数"),
+    "offers": ("Offers: {shown} of {total}", "报价：{total} 条中的 {shown} 条"),
+    "more_offers": (
+        "{rest} more: use --offset {offset} or narrow the filters.",
+        "还有 {rest} 条：使用 --offset {offset} 或收窄筛选条件。",
+    ),
+    "no_offers": ("No offer matches.", "没有符合条件的报价。"),
+    # tco
+    "tco_title": (
+        "{count}x {gpu}{system}: {years} years at {utilization} utilization, in {currency}",
+        "{count} 张 {gpu}{system}：{years} 年，利用率 {utilization}，币种 {currency}",
+    ),
+    "buy": ("Buying", "自购"),
+    "buy_caption": (
+        "purchase {purchase}; {per_hour} per GPU-hour used",
+        "购置价 {purchase}；每使用 GPU 小时 {per_hour}",
+    ),
+    "year": ("year", "年"),
+    "total": ("total", "合计"),
+    "capex": ("capex", "购置"),
+    "financing": ("financing", "资金成本"),
+    "power": ("power", "电费"),
+    "facility": ("facility (PUE)", "机房（PUE）"),
+    "operations": ("operations", "运维"),
+    "resale": ("resale", "残值"),
+    "rent": ("Renting (cheapest first)", "租用（由低到高）"),
+    "offer_usd": ("offer USD/GPU-h", "报价 美元/GPU 小时"),
+    "instances_col": ("instances", "实例"),
+    "billed": ("billed", "计费"),
+    "billed_share": ("{share} of hours", "{share} 的小时"),
+    "per_year": ("per year", "每年"),
+    "per_gpu_hour": ("per GPU-hour used", "每使用 GPU 小时"),
+    "not_available": ("Not available", "无报价"),
+    "verdict": ("Verdict", "结论"),
+    "cheaper": ("cheaper", "更划算"),
+    "cheaper_value": (
+        "{choice} (the cheapest rent costs {pct:+.1f}% against buying)",
+        "{choice}（最便宜的租用比自购 {pct:+.1f}%）",
+    ),
+    "break_even_utilization": ("break-even utilization", "盈亏平衡利用率"),
+    "break_even_month": ("break-even month", "回本月份"),
+    "never": ("never within the period", "期内不会"),
+    "month": ("month {month}", "第 {month} 个月"),
+}
+
+
+def label(key: str, lang: Lang, **figures: object) -> str:
+    """A header or short text in the language, filled with figures."""
+    english, chinese = LABELS[key]
+    text = chinese if lang == "zh" else english
+    return text.format(**figures) if figures else text
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console for stdout (or stderr); off a terminal it is 160 columns wide unless COLUMNS says otherwise."""
+    stream = sys.stderr if stderr else sys.stdout
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() else None if stream.isatty() else 160
+    # Domain sentences may contain brackets: never read them as markup.
+    return Console(stderr=stderr, width=width, markup=False, highlight=False, emoji=False)
+
+
+def money(value: float, currency: str) -> str:
+    """An amount with its currency sign; cents below 1,000."""
+    sign = "-" if value < 0 else ""
+    symbol = "$" if currency == "USD" else "¥"
+    amount = abs(value)
+    return f"{sign}{symbol}{amount:,.2f}" if amount < 1000 else f"{sign}{symbol}{amount:,.0f}"
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.3g}%"
+
+
+def _figure(value: float | None, spec: str = ",.0f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _heading(text: str) -> Text:
+    return Text(text, style="bold")
+
+
+def _table(title: str | None = None, caption: str | None = None) -> Table:
+    return Table(title=title, caption=caption, title_justify="left", caption_justify="left", show_lines=False)
+
+
+def shorten(text: str, width: int = 40) -> str:
+    """A source or a sentence cut to a width: URLs lose their scheme and `www.`."""
+    for prefix in ("https://", "http://"):
+        text = text.removeprefix(prefix)
+    text = text.removeprefix("www.")
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+# Ranked options
+
+
+def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
+    if performance is None:
+        return "-"
+    lines = []
+    if performance.run_hours:
+        hours = performance.run_hours.expected
+        lines.append(label("run", lang, hours=hours, days=hours / 24))
+    if performance.tokens_per_second:
+        lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
+    if performance.tpot_ms and performance.ttft_ms:
+        lines.append(label("latency", lang, tpot=performance.tpot_ms.expected, ttft=performance.ttft_ms.expected))
+    if performance.images_per_hour:
+        lines.append(label("images", lang, value=performance.images_per_hour.expected))
+    return "\n".join(lines) or "-"
+
+
+def _unit_cost(cost: Cost | None, lang: Lang) -> str:
+    if cost is None:
+        return "-"
+    for unit in ("per_million_tokens", "per_run", "per_1000_images"):
+        value = getattr(cost, unit)
+        if value is not None:
+            return label(unit, lang, money=money(value, cost.currency))
+    return "-"
+
+
+def _targets(option: Option, lang: Lang) -> str:
+    if not option.feasible:
+        return label("infeasible", lang)
+    if option.meets_targets:
+        return label("ok", lang)
+    return label("missed", lang, targets=target_names(option.unmet_targets, lang))
+
+
+def _memory(option: Option, lang: Lang) -> str:
+    memory = option.memory
+    used = f"{memory.required_gb:,.0f} / {memory.capacity_gb:,.0f} GB"
+    if memory.headroom_pct < 0:
+        return f"{used}\n✗"
+    return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
+
+
+def _offer(option: Option, lang: Lang) -> str:
+    offer = option.offer
+    if offer is None:
+        return "-"
+    text = f"{offer.provider} · {pricing_name(offer.pricing, lang)}"
+    if offer.instances > 1 or offer.gpus_per_instance > 1:
+        text += "\n" + label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
+    return text
+
+
+def options_table(options: Sequence[Option], lang: Lang, title: str) -> Table:
+    """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
+    table = _table(title)
+    for key, justify in [
+        ("rank", "right"),
+        ("gpu", "left"),
+        ("gpus", "right"),
+        ("layout", "left"),
+        ("memory_used", "right"),
+        ("throughput", "right"),
+        ("per_hour", "right"),
+        ("per_unit", "right"),
+        ("offer", "left"),
+        ("targets", "left"),
+        ("score", "right"),
+    ]:
+        table.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
+    for option in options:
+        parallel = option.parallelism
+        count = str(option.gpu_count)
+        if option.nodes > 1:
+            count += "\n" + label("nodes", lang, count=option.nodes)
+        table.add_row(
+            str(option.rank),
+            Text.assemble(option.gpu.name, "\n", (option.gpu.id, "dim")),
+            count,
+            f"{parallel.tensor}x{parallel.pipeline}x{parallel.data}",
+            _memory(option, lang),
+            _throughput(option.performance, lang),
+            money(option.cost.hourly, option.cost.currency) if option.cost else "-",
+            _unit_cost(option.cost, lang),
+            _offer(option, lang),
+            _targets(option, lang),
+            f"{option.score:.2f}",
+        )
+    return table
+
+
+def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]:
+    """Sentences once each, with the options they apply to."""
+    grouped: dict[str, list[str]] = {}
+    for where, sentence in notes:
+        grouped.setdefault(sentence, []).append(where)
+    if not grouped:
+        return []
+    lines = [_heading(title)]
+    for sentence, places in grouped.items():
+        where = f"[{', '.join(places)}] " if any(places) else ""
+        lines.append(Text(f"  - {where}{sentence}"))
+    return lines
+
+
+def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Table:
+    table = _table(title)
+    table.add_column(label("name", lang))
+    table.add_column(label("value", lang))
+    if sources:
+        table.add_column(label("source", lang))
+    for assumption in assumptions:
+        row = [assumption.name, assumption.value]
+        if sources:
+            row.append(shorten(assumption.source, 70))
+        table.add_row(*row)
+    return table
+
+
+def _requirements(result: Recommendation, lang: Lang) -> Text:
+    needs = result.requirements
+    parts = [label("weights", lang, gb=needs.weights_gb), label("min_memory", lang, gb=needs.min_memory_gb)]
+    if needs.kv_cache_gb_per_request:
+        parts.append(label("kv_per_request", lang, gb=needs.kv_cache_gb_per_request))
+    if needs.total_flops:
+        parts.append(label("total_flops", lang, flops=needs.total_flops))
+    separator = "，" if lang == "zh" else ", "
+    colon = "：" if lang == "zh" else ": "
+    return Text(label("requirements", lang) + colon + separator.join(parts))
+
+
+def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableType]:
+    """Ranked options, their warnings, the excluded GPUs by reason, the summary and the main assumptions."""
+    workload = result.workload
+    model = getattr(workload, "model", None) or getattr(getattr(workload, "custom_model", None), "name", "")
+    title = f"{label('options', lang)}: {model} · {type(workload).__struct_config__.tag} · {result.objective}"
+    parts: list[RenderableType] = [options_table(result.options, lang, title)]
+    parts += _notes(
+        label("warnings", lang), ((f"#{o.rank}", warning) for o in result.options for warning in o.warnings)
+    )
+    if result.excluded:
+        by_reason: dict[str, list[str]] = {}
+        for exclusion in result.excluded:
+            by_reason.setdefault(exclusion.reason, []).append(exclusion.gpu)
+        table = _table(f"{label('excluded', lang)} ({len(result.excluded)})")
+        table.add_column(label("reason", lang), ratio=3)
+        table.add_column(label("gpus", lang), ratio=2)
+        for reason, gpus in by_reason.items():
+            table.add_row(reason, ", ".join(gpus))
+        parts.append(table)
+    parts += [_heading(label("summary", lang)), Text(result.summary), _requirements(result, lang)]
+    if result.options:
+        best = result.options[0]
+        title = f"{label('assumptions', lang)} (#1 {best.gpu.name})"
+        parts.append(_assumptions(best.assumptions, lang, title, sources=False))
+    parts.append(Text(label("footer", lang, id=result.id, version=result.catalog_version), style="dim"))
+    return parts
+
+
+def estimate_view(option: Option, lang: Lang) -> list[RenderableType]:
+    """One configuration: its row, the reasons, the warnings, what renting costs against owning, assumptions."""
+    parts: list[RenderableType] = [options_table([option], lang, f"{option.gpu_count}x {option.gpu.name}")]
+    parts += _notes(label("reasons", lang), (("", reason) for reason in option.reasons))
+    parts += _notes(label("warnings", lang), (("", warning) for warning in option.warnings))
+    hint = option.tco
+    if hint is not None:
+        cheaper = label("buy_word" if hint.cheaper == "buy" else "rent_word", lang)
+        parts.append(
+            Text(
+                label(
+                    "tco_hint",
+                    lang,
+                    rent=money(hint.monthly_rent, hint.currency),
+                    owned=money(hint.monthly_owned, hint.currency),
+                    years=hint.years,
+                    cheaper=cheaper,
+                )
+            )
+        )
+    if option.assumptions:
+        parts.append(_assumptions(option.assumptions, lang, label("assumptions", lang), sources=False))
+    return parts
+
+
+# Comparison
+
+
+def _half_precision(gpu: GpuRead) -> float | None:
+    return gpu.tflops.bf16 or gpu.tflops.fp16
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[RenderableType]:
+    """Specifications side by side, ratios to the first GPU, the summary."""
+    gpus = comparison.items
+    specs = _table(label("specs", lang))
+    specs.add_column(label("spec", lang))
+    for gpu in gpus:
+        specs.add_column(Text.assemble(gpu.name, "\n", (gpu.id, "dim")), justify="right")
+
+    def on_demand(gpu: GpuRead) -> str:
+        price = gpu.lowest_price.on_demand
+        return "-" if price is None else f"{price.usd_per_gpu_hour:.2f} ({price.provider})"
+
+    def link(gpu: GpuRead) -> str:
+        bandwidth = gpu.interconnect.bandwidth_gbps
+        return gpu.interconnect.kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
+
+    rows = [
+        ("vendor", lambda g: f"{g.vendor} {g.architecture} ({g.launch_year})"),
+        ("memory", lambda g: f"{g.memory_gb:g} GB {g.memory_type}"),
+        ("bandwidth", lambda g: _figure(g.memory_bandwidth_gbps)),
+        ("bf16", lambda g: _figure(_half_precision(g), ",.1f")),
+        ("fp8", lambda g: _figure(g.tflops.fp8, ",.1f")),
+        ("fp4", lambda g: _figure(g.tflops.fp4, ",.1f")),
+        ("tdp", lambda g: _figure(g.tdp_w)),
+        ("link", link),
+        ("stack", lambda g: g.ecosystem),
+        ("on_demand", on_demand),
+        ("confidence", lambda g: g.confidence),
+    ]
+    for key, cell in rows:
+        specs.add_row(label(key, lang), *(cell(gpu) for gpu in gpus))
+    ratios = _table(label("ratios", lang, base=comparison.baseline))
+    for key in ("gpu", "memory", "bandwidth", "bf16", "fp8", "tdp", "price_ratio"):
+        ratios.add_column(label(key, lang), justify="left" if key == "gpu" else "right")
+    for ratio in comparison.ratios:
+        ratios.add_row(
+            ratio.gpu,
+            _times(ratio.memory_gb),
+            _times(ratio.memory_bandwidth_gbps),
+            _times(ratio.bf16_tflops),
+            _times(ratio.fp8_tflops),
+            _times(ratio.tdp_w),
+            _times(ratio.usd_per_gpu_hour),
+        )
+    return [specs, ratios, _heading(label("summary", lang)), Text(comparison.summary)]
+
+
+# Offers
+
+
+def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
+    """A page of offers: who rents which GPU, how, at what price, since when, according to whom."""
+    if not page.items:
+        return [Text(label("no_offers", lang))]
+    table = _table(label("offers", lang, shown=len(page.items), total=page.total))
+    for key, justify in [
+        ("provider", "left"),
+        ("gpu", "left"),
+        ("per_instance", "right"),
+        ("pricing", "left"),
+        ("usd_gpu_hour", "right"),
+        ("usd_instance_hour", "right"),
+        ("as_of", "left"),
+        ("age", "right"),
+        ("source", "left"),
+    ]:
+        table.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
+    for offer in page.items:
+        table.add_row(
+            offer.provider,
+            offer.gpu,
+            str(offer.gpus_per_instance),
+            pricing_name(offer.pricing, lang),
+            f"{offer.usd_per_gpu_hour:,.2f}",
+            f"{offer.usd_per_instance_hour:,.2f}",
+            offer.as_of.isoformat(),
+            str(offer.age_days),
+            shorten(offer.source),
+        )
+    parts: list[RenderableType] = [table]
+    rest = page.total - page.offset - len(page.items)
+    if rest > 0:
+        parts.append(Text(label("more_offers", lang, rest=rest, offset=page.offset + len(page.items)), style="dim"))
+    return parts
+
+
+# Buying against renting
+
+
+def tco_view(answer: TcoRead, lang: Lang) -> list[RenderableType]:
+    """Buying year by year, renting per pricing model, break-even, the cheaper choice, summary and assumptions."""
+    currency = answer.currency
+    system = f" ({answer.system})" if answer.system else ""
+    parts: list[RenderableType] = [
+        _heading(
+            label(
+                "tco_title",
+                lang,
+                count=answer.gpu_count,
+                gpu=answer.gpu.name,
+                system=system,
+                years=answer.years,
+                utilization=_percent(answer.utilization),
+                currency=currency,
+            )
+        )
+    ]
+    buy = answer.buy
+    caption = label(
+        "buy_caption", lang, purchase=money(buy.purchase, currency), per_hour=money(buy.per_gpu_hour, currency)
+    )
+    buying = _table(label("buy", lang), caption)
+    columns = ("capex", "financing", "power", "facility", "operations", "resale", "total")
+    buying.add_column(label("year", lang), justify="right")
+    for key in columns:
+        buying.add_column(label(key, lang), justify="right")
+    for year in buy.years:
+        buying.add_row(str(year.year), *(money(getattr(year, key), currency) for key in columns))
+    buying.add_section()
+    buying.add_row(
+        label("total", lang),
+        *(money(sum(getattr(year, key) for year in buy.years), currency) for key in columns[:-1]),
+        Text(money(buy.total, currency), style="bold"),
+    )
+    parts.append(buying)
+    if answer.rent:
+        renting = _table(label("rent", lang))
+        for key, justify in [
+            ("pricing", "left"),
+            ("provider", "left"),
+            ("offer_usd", "right"),
+            ("instances_col", "right"),
+            ("billed", "right"),
+            ("per_year", "right"),
+            ("total", "right"),
+            ("per_gpu_hour", "right"),
+            ("as_of", "left"),
+        ]:
+            renting.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
+        for option in answer.rent:
+            renting.add_row(
+                pricing_name(option.pricing, lang),
+                option.provider,
+                f"{option.usd_per_gpu_hour:,.2f}",
+                label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance),
+                label("billed_share", lang, share=_percent(option.billed_fraction)),
+                money(option.years[0].total, currency) if option.years else "-",
+                money(option.total, currency),
+                money(option.per_gpu_hour, currency),
+                f"{option.as_of.isoformat()} ({option.age_days} d)",
+            )
+        parts.append(renting)
+    parts += _notes(
+        label("not_available", lang), ((pricing_label(u.pricing, lang), u.reason) for u in answer.not_available)
+    )
+    verdict = _table(label("verdict", lang))
+    verdict.add_column(label("name", lang))
+    verdict.add_column(label("value", lang))
+    if answer.cheaper is not None:
+        choice = label("buy_word" if answer.cheaper == "buy" else "rent_word", lang)
+        value = (
+            label("cheaper_value", lang, choice=choice, pct=answer.rent_vs_buy_pct)
+            if answer.rent_vs_buy_pct is not None
+            else choice
+        )
+        verdict.add_row(label("cheaper", lang), value)
+    verdict.add_row(
+        label("break_even_utilization", lang),
+        _percent(answer.break_even_utilization)
+        if answer.break_even_utilization is not None
+        else label("never", lang),
+    )
+    verdict.add_row(
+        label("break_even_month", lang),
+        label("month", lang, month=answer.break_even_month)
+        if answer.break_even_month is not None
+        else label("never", lang),
+    )
+    parts += [verdict, _heading(label("summary", lang)), Text(answer.summary)]
+    parts += _notes(label("warnings", lang), (("", warning) for warning in answer.warnings))
+    parts.append(_assumptions(answer.assumptions, lang, label("assumptions", lang), sources=True))
+    return parts
+
+
+def pricing_label(pricing: Pricing, lang: Lang) -> str:
+    """A pricing model as a person says it."""
+    return pricing_name(pricing, lang)
+
+
+def show(parts: Iterable[RenderableType]) -> None:
+    """Print renderables to stdout, a blank line between tables."""
+    out = console()
+    for part in parts:
+        out.print(part)
+        if isinstance(part, Table):
+            out.print()

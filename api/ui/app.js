@@ -1,0 +1,1007 @@
+// The portal page: a workload form posted to /v1/recommendations, the ranked answer as a table and a chart,
+// share links (/ui?rec=<id>) and a GPU comparison. Plain DOM, no dependencies; all requests go to this origin.
+
+import { LANGS, locale, translate } from "./i18n.js";
+
+// An XML namespace name (what createElementNS needs), not an address anything is loaded from.
+const SVG_NS = "http://www.w3.org/2000/svg";
+const REC_ID = /^rec_[0-9a-f]{24}$/;
+const KINDS = ["inference", "training", "fine_tuning", "image_generation"];
+const PRECISIONS = {
+  inference: ["", "bf16", "fp16", "fp8", "int8", "int4", "fp4", "fp32"],
+  training: ["bf16", "fp16", "fp8", "fp32"],
+  fine_tuning: ["bf16", "fp16", "fp8", "fp32"],
+  image_generation: ["fp16", "bf16", "fp8", "int8", "fp32"],
+};
+const DEFAULT_MODELS = {
+  inference: "llama-3.1-70b",
+  training: "llama-3.1-8b",
+  fine_tuning: "llama-3.1-70b",
+  image_generation: "sdxl",
+};
+// Training tokens are typed as a number and a unit: [value, unit] per kind.
+const TOKEN_DEFAULTS = { training: ["10", "1e9"], fine_tuning: ["100", "1e6"] };
+const TOKEN_UNITS = ["1e12", "1e9", "1e6", "1e3"];
+const REQUEST_TIMEOUT_MS = 30000;
+
+const state = {
+  lang: "en",
+  models: [],
+  gpus: [],
+  gpuNames: new Map(),
+  kind: "inference",
+  modelChoice: { ...DEFAULT_MODELS },
+  recommendation: null,
+  lastBody: null,
+  recController: null,
+  recLoading: null,
+  comparison: null,
+  compareIds: null,
+  compareController: null,
+  compareLoading: false,
+  error: null,
+  view: "size",
+};
+
+// ---------------------------------------------------------------------------------------------- small helpers
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+const t = (key, values) => translate(state.lang, key, values);
+
+/** An element with attributes (`class`, `text`, others as attributes) and children (nodes or strings). */
+function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  setAttributes(element, attrs);
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return element;
+}
+
+/** An SVG element, likewise. */
+function s(tag, attrs = {}, ...children) {
+  const element = document.createElementNS(SVG_NS, tag);
+  setAttributes(element, attrs);
+  element.append(...children.flat().filter((child) => child !== null && child !== undefined));
+  return element;
+}
+
+function setAttributes(element, attrs) {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "text") element.textContent = value;
+    else if (name === "class") element.setAttribute("class", value);
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+}
+
+function number(value, digits) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return t("spec.notAvailable");
+  const fraction = digits ?? (Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2);
+  return new Intl.NumberFormat(locale(state.lang), { maximumFractionDigits: fraction }).format(value);
+}
+
+function money(value, currency) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return t("spec.notAvailable");
+  const fraction = Math.abs(value) >= 1000 ? 0 : 2;
+  return new Intl.NumberFormat(locale(state.lang), {
+    style: "currency",
+    currency,
+    minimumFractionDigits: fraction,
+    maximumFractionDigits: fraction,
+  }).format(value);
+}
+
+function shortGpuName(name) {
+  return name
+    .replace(/\s*\([^)]*\)/g, "")
+    .replace(/^(NVIDIA|AMD Instinct|AMD Radeon|AMD|Intel|Huawei)\s+/, "")
+    .trim();
+}
+
+function gpuName(id) {
+  return state.gpuNames.get(id) ?? id;
+}
+
+// ---------------------------------------------------------------------------------------------- requests
+
+class RequestError extends Error {
+  constructor(message, { status = 0, problem = null, requestId = null, network = false } = {}) {
+    super(message);
+    this.status = status;
+    this.problem = problem;
+    this.requestId = requestId;
+    this.network = network;
+  }
+}
+
+/** A JSON request to this service; problems (RFC 9457) and network failures become RequestErrors. */
+async function api(path, { method = "GET", body, signal } = {}) {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), REQUEST_TIMEOUT_MS);
+  signal?.addEventListener("abort", () => timeout.abort(), { once: true });
+  const headers = { Accept: "application/json, application/problem+json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: timeout.signal,
+      credentials: "same-origin",
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new RequestError(t("error.network"), { network: true });
+  } finally {
+    clearTimeout(timer);
+  }
+  const type = response.headers.get("content-type") ?? "";
+  let data = null;
+  if (type.includes("json")) {
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const problem = data && typeof data === "object" ? data : null;
+    throw new RequestError(problem?.detail ?? t("error.unexpected", { status: response.status }), {
+      status: response.status,
+      problem,
+      requestId: response.headers.get("x-request-id"),
+    });
+  }
+  return data;
+}
+
+// ---------------------------------------------------------------------------------------------- alert region
+
+function clearAlert() {
+  state.error = null;
+  $("#alert").replaceChildren();
+  for (const element of $$("[aria-invalid]")) element.removeAttribute("aria-invalid");
+}
+
+function showError(error, titleKey = "error.title") {
+  state.error = { error, titleKey };
+  renderError();
+}
+
+function renderError() {
+  const alert = $("#alert");
+  if (!state.error) {
+    alert.replaceChildren();
+    return;
+  }
+  const { error, titleKey } = state.error;
+  const problem = error.problem;
+  const parts = [];
+  if (error.network) {
+    parts.push(h("p", { class: "alert-title", text: t("error.network") }));
+  } else {
+    parts.push(h("p", { class: "alert-title", text: t(titleKey) }));
+    parts.push(h("p", { class: "alert-detail", text: error.message }));
+  }
+  const fieldErrors = Array.isArray(problem?.errors) ? problem.errors : [];
+  if (fieldErrors.length) {
+    parts.push(
+      h(
+        "ul",
+        { class: "alert-errors" },
+        fieldErrors.map((item) => h("li", {}, h("code", { text: item.field }), `: ${item.message}`)),
+      ),
+    );
+  }
+  if (Array.isArray(problem?.suggestions) && problem.suggestions.length) {
+    parts.push(h("p", { text: t("error.suggestions", { names: problem.suggestions.join(", ") }) }));
+  }
+  if (error.requestId) {
+    parts.push(h("p", { class: "alert-id", text: t("error.requestId", { id: error.requestId }) }));
+  }
+  alert.replaceChildren(...parts);
+  for (const item of fieldErrors) markInvalid(item.field);
+}
+
+function markInvalid(field) {
+  const target = $(`#workload-form [data-field="${CSS.escape(field)}"]`);
+  if (target && !target.closest("[hidden]")) target.setAttribute("aria-invalid", "true");
+}
+
+// ---------------------------------------------------------------------------------------------- language
+
+function applyLanguage() {
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
+  document.title = t("page.title");
+  for (const element of $$("[data-i18n]")) {
+    element.textContent = t(element.dataset.i18n, { n: element.dataset.n });
+  }
+  for (const button of $$(".lang-button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.lang === state.lang));
+  }
+  renderPrecisionOptions();
+  renderModelOptions();
+  renderCompareOptions();
+  renderRecommendation();
+  renderComparison();
+  renderError();
+}
+
+async function setLanguage(lang) {
+  if (lang === state.lang || !LANGS.includes(lang)) return;
+  state.lang = lang;
+  applyLanguage();
+  updateUrl();
+  // The service writes summaries, reasons and warnings in the request's language: ask again.
+  const pending = [];
+  if (state.lastBody) pending.push(recommend({ ...state.lastBody, lang }));
+  if (state.compareIds) pending.push(compare(state.compareIds));
+  await Promise.all(pending);
+}
+
+// ---------------------------------------------------------------------------------------------- URL
+
+function updateUrl() {
+  const params = new URLSearchParams();
+  if (state.view === "compare" && state.compareIds) {
+    params.set("compare", state.compareIds.join(","));
+  } else if (state.view === "size" && state.recommendation) {
+    params.set("rec", state.recommendation.id);
+  } else if (state.view === "compare") {
+    params.set("view", "compare");
+  }
+  // A recommendation carries its language; elsewhere the choice is kept in the address.
+  if (!params.has("rec") && state.lang !== "en") params.set("lang", state.lang);
+  const query = params.toString();
+  history.replaceState(null, "", query ? `/ui?${query}` : "/ui");
+}
+
+function shareUrl(id) {
+  return `${location.origin}/ui?rec=${encodeURIComponent(id)}`;
+}
+
+// ---------------------------------------------------------------------------------------------- tabs
+
+function selectView(view, { focus = false } = {}) {
+  state.view = view;
+  for (const tab of $$('[role="tab"]')) {
+    const selected = tab.getAttribute("aria-controls") === `panel-${view}`;
+    tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
+    if (selected && focus) tab.focus();
+  }
+  $("#panel-size").hidden = view !== "size";
+  $("#panel-compare").hidden = view !== "compare";
+  updateUrl();
+}
+
+function onTabKey(event) {
+  const tabs = $$('[role="tab"]');
+  const index = tabs.indexOf(event.currentTarget);
+  let next = null;
+  if (event.key === "ArrowRight") next = tabs[(index + 1) % tabs.length];
+  else if (event.key === "ArrowLeft") next = tabs[(index - 1 + tabs.length) % tabs.length];
+  else if (event.key === "Home") next = tabs[0];
+  else if (event.key === "End") next = tabs[tabs.length - 1];
+  if (!next) return;
+  event.preventDefault();
+  selectView(next.getAttribute("aria-controls").replace("panel-", ""), { focus: true });
+}
+
+// ---------------------------------------------------------------------------------------------- the form
+
+const form = () => $("#workload-form");
+const field = (name) => form().elements.namedItem(name);
+
+function renderPrecisionOptions() {
+  const select = $("#f-precision");
+  const current = select.value;
+  const choices = PRECISIONS[state.kind];
+  select.replaceChildren(
+    ...choices.map((value) =>
+      h("option", { value, text: value ? value.toUpperCase() : t("form.precision.auto") }),
+    ),
+  );
+  select.value = choices.includes(current) ? current : choices[0];
+}
+
+function modelLabel(model) {
+  if (model.kind !== "llm") return model.name;
+  const size = `${number(model.params_b, model.params_b >= 100 ? 0 : 1)}B`;
+  return model.moe ? `${model.name} · ${size} MoE` : `${model.name} · ${size}`;
+}
+
+function renderModelOptions() {
+  const select = $("#f-model");
+  const wanted = state.modelChoice[state.kind];
+  const family = state.kind === "image_generation" ? "diffusion" : "llm";
+  const models = state.models.filter((model) => model.kind === family);
+  const group = h("optgroup", { label: t(family === "llm" ? "form.model.llm" : "form.model.diffusion") });
+  group.append(...models.map((model) => h("option", { value: model.id, text: modelLabel(model) })));
+  const extra = wanted && !models.some((model) => model.id === wanted) ? h("option", { value: wanted, text: wanted }) : null;
+  select.replaceChildren(...[extra, group].filter(Boolean));
+  if (wanted) select.value = wanted;
+  if (!select.value && models.length) select.value = models[0].id;
+}
+
+function updateKind() {
+  const kind = field("kind").value;
+  const previous = state.kind;
+  state.kind = kind;
+  const method = field("method").value;
+  for (const element of $$("#workload-form [data-kinds]")) {
+    const shown = element.dataset.kinds.split(" ").includes(kind);
+    element.hidden = !shown;
+    setDisabled(element, !shown);
+  }
+  for (const element of $$("#workload-form [data-methods]")) {
+    const shown = !element.closest("[hidden]") && element.dataset.methods.split(" ").includes(method);
+    element.hidden = !shown;
+    setDisabled(element, !shown);
+  }
+  const tokens = TOKEN_DEFAULTS[kind];
+  const before = TOKEN_DEFAULTS[previous];
+  if (tokens && before && previous !== kind) {
+    // Swap in this kind's default unless the figure was changed by hand.
+    if (field("train_tokens").value === before[0] && field("token_unit").value === before[1]) {
+      field("train_tokens").value = tokens[0];
+      field("token_unit").value = tokens[1];
+    }
+  }
+  renderPrecisionOptions();
+  renderModelOptions();
+}
+
+function setDisabled(element, disabled) {
+  if (element instanceof HTMLFieldSetElement) element.disabled = disabled;
+  else for (const control of $$("input, select, textarea", element)) control.disabled = disabled;
+}
+
+const numberOf = (name) => {
+  const input = field(name);
+  if (!input || input.disabled || input.value.trim() === "") return undefined;
+  const value = Number(input.value);
+  return Number.isFinite(value) ? value : undefined;
+};
+
+function checked(name) {
+  return $$(`#workload-form input[name="${name}"]:checked`).map((input) => input.value);
+}
+
+/** The request body the form describes (empty fields left out so the service's defaults apply). */
+function buildRequest() {
+  const kind = field("kind").value;
+  const workload = { kind, model: field("model").value };
+  const precision = field("precision").value;
+  if (precision) workload.precision = precision;
+  const put = (name, value = numberOf(name)) => {
+    if (value !== undefined) workload[name] = value;
+  };
+  if (kind === "inference") {
+    const kv = field("kv_cache_precision").value;
+    if (kv) workload.kv_cache_precision = kv;
+    for (const name of ["concurrency", "requests_per_second", "input_tokens", "output_tokens"]) put(name);
+    for (const name of ["max_ttft_ms", "max_tpot_ms"]) put(name);
+  } else if (kind === "training" || kind === "fine_tuning") {
+    if (kind === "fine_tuning") {
+      workload.method = field("method").value;
+      if (workload.method !== "full") put("lora_rank");
+    }
+    const tokens = numberOf("train_tokens");
+    if (tokens !== undefined) workload.train_tokens = Math.round(tokens * Number(field("token_unit").value));
+    put("sequence_length");
+    workload.optimizer = field("optimizer").value;
+    put(kind === "training" ? "target_days" : "target_hours");
+  } else {
+    for (const name of ["images_per_hour", "width", "height", "steps"]) put(name);
+  }
+  const constraints = {};
+  const vendors = checked("vendors");
+  if (vendors.length) constraints.vendors = vendors;
+  const pricing = checked("pricing");
+  if (pricing.length) constraints.pricing = pricing;
+  const budget = numberOf("max_usd_per_hour");
+  if (budget !== undefined) constraints.max_usd_per_hour = budget;
+  const maxGpus = numberOf("max_gpus");
+  if (maxGpus !== undefined) constraints.max_gpus = maxGpus;
+  if (field("single_node").checked) constraints.single_node = true;
+  const body = {
+    workload,
+    objective: checked("objective")[0] ?? "balanced",
+    currency: checked("currency")[0] ?? "USD",
+    lang: state.lang,
+  };
+  if (Object.keys(constraints).length) body.constraints = constraints;
+  const limit = numberOf("limit");
+  if (limit !== undefined) body.limit = limit;
+  return body;
+}
+
+function setValue(name, value) {
+  const input = field(name);
+  if (input && value !== undefined) input.value = value === null ? "" : String(value);
+}
+
+/** Put what a stored recommendation says about its request back into the form. */
+function fillForm(recommendation) {
+  const workload = recommendation.workload ?? {};
+  if (KINDS.includes(workload.kind)) field("kind").value = workload.kind;
+  if (workload.model) state.modelChoice[workload.kind] = workload.model;
+  if (workload.method) field("method").value = workload.method;
+  updateKind();
+  if (workload.precision && PRECISIONS[state.kind].includes(workload.precision)) {
+    field("precision").value = workload.precision;
+  }
+  const names = [
+    "kv_cache_precision", "concurrency", "requests_per_second", "input_tokens", "output_tokens", "max_ttft_ms",
+    "max_tpot_ms", "lora_rank", "sequence_length", "optimizer", "target_days", "target_hours", "images_per_hour",
+    "width", "height", "steps",
+  ];
+  for (const name of names) if (name in workload) setValue(name, workload[name]);
+  if (typeof workload.train_tokens === "number") {
+    const unit = TOKEN_UNITS.find((candidate) => workload.train_tokens >= Number(candidate)) ?? "1e3";
+    field("token_unit").value = unit;
+    field("train_tokens").value = String(Number((workload.train_tokens / Number(unit)).toPrecision(6)));
+  }
+  const constraints = recommendation.constraints ?? {};
+  for (const input of $$('#workload-form input[name="vendors"]')) {
+    input.checked = (constraints.vendors ?? []).includes(input.value);
+  }
+  if (Array.isArray(constraints.pricing)) {
+    for (const input of $$('#workload-form input[name="pricing"]')) {
+      input.checked = constraints.pricing.includes(input.value);
+    }
+  }
+  setValue("max_usd_per_hour", constraints.max_usd_per_hour ?? null);
+  if (constraints.max_gpus) setValue("max_gpus", constraints.max_gpus);
+  field("single_node").checked = Boolean(constraints.single_node);
+  for (const input of $$('#workload-form input[name="objective"]')) input.checked = input.value === recommendation.objective;
+  for (const input of $$('#workload-form input[name="currency"]')) input.checked = input.value === recommendation.currency;
+  const shown = recommendation.options?.length ?? 0;
+  if (shown > Number(field("limit").value)) setValue("limit", shown);
+  updateKind();
+}
+
+// ---------------------------------------------------------------------------------------------- recommendations
+
+function setBusy(region, busy) {
+  region.setAttribute("aria-busy", String(busy));
+}
+
+async function recommend(body) {
+  state.recController?.abort();
+  const controller = new AbortController();
+  state.recController = controller;
+  clearAlert();
+  setLoading("results.loading");
+  try {
+    const recommendation = await api("/v1/recommendations", { method: "POST", body, signal: controller.signal });
+    state.lastBody = body;
+    state.recommendation = recommendation;
+    setLoading(null);
+    updateUrl();
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    setLoading(null);
+    showError(error);
+  } finally {
+    if (state.recController === controller) state.recController = null;
+  }
+}
+
+/** Say what is being loaded (or, with null, show what there is). */
+function setLoading(key) {
+  state.recLoading = key;
+  setBusy($("#results"), Boolean(key));
+  renderRecommendation();
+}
+
+async function loadShared(id) {
+  if (!REC_ID.test(id)) {
+    showError(new RequestError(t("error.notFound"), { status: 404 }));
+    return;
+  }
+  setLoading("results.loadingShared");
+  try {
+    const recommendation = await api(`/v1/recommendations/${id}`);
+    state.recommendation = recommendation;
+    if (LANGS.includes(recommendation.lang) && recommendation.lang !== state.lang) {
+      state.lang = recommendation.lang;
+    }
+    fillForm(recommendation);
+    state.lastBody = buildRequest();
+    state.recLoading = null;
+    setBusy($("#results"), false);
+    applyLanguage();
+  } catch (error) {
+    setLoading(null);
+    showError(error.status === 404 ? new RequestError(t("error.notFound"), error) : error);
+  }
+}
+
+function throughputOf(option, kind) {
+  const performance = option.performance;
+  if (!performance) return null;
+  if (kind === "image_generation") {
+    return performance.images_per_hour ? { range: performance.images_per_hour, unit: t("unit.imagesPerHour") } : null;
+  }
+  return performance.tokens_per_second ? { range: performance.tokens_per_second, unit: t("unit.tokensPerSecond") } : null;
+}
+
+const KIND_COST = {
+  inference: ["per_million_tokens", "col.perMillion"],
+  training: ["per_run", "col.perRun"],
+  fine_tuning: ["per_run", "col.perRun"],
+  image_generation: ["per_1000_images", "col.per1000"],
+};
+
+function renderRecommendation() {
+  const recommendation = state.recommendation;
+  const status = $("#results-status");
+  const body = $("#results-body");
+  status.removeAttribute("data-i18n");
+  if (!recommendation) {
+    status.textContent = t(state.recLoading ?? "results.empty");
+    $("#summary").textContent = "";
+    body.hidden = true;
+    return;
+  }
+  const kind = recommendation.workload?.kind ?? "inference";
+  const options = recommendation.options ?? [];
+  if (state.recLoading) status.textContent = t(state.recLoading);
+  else status.textContent = options.length ? t("results.count", { n: options.length }) : t("results.none");
+  $("#summary").textContent = recommendation.summary ?? "";
+  $("#summary").lang = recommendation.lang === "zh" ? "zh-CN" : "en";
+  body.hidden = false;
+
+  const created = recommendation.created_at ? new Date(recommendation.created_at) : null;
+  const meta = [
+    t("results.meta", {
+      id: recommendation.id,
+      version: recommendation.catalog_version,
+      date: created ? created.toLocaleString(locale(state.lang), { dateStyle: "medium", timeStyle: "short" }) : "",
+    }),
+  ];
+  const rate = recommendation.exchange_rate;
+  if (rate) meta.push(t("results.rate", { rate: rate.usd_to_cny, date: rate.as_of }));
+  $("#results-meta").textContent = meta.join(" ");
+  $("#share-url").value = shareUrl(recommendation.id);
+  $("#copy-status").textContent = "";
+
+  renderOptions(options, kind, recommendation.currency);
+  drawChart(options, kind, recommendation.currency);
+  renderAssumptions(options[0]);
+  renderExcluded(recommendation.excluded ?? []);
+}
+
+function renderOptions(options, kind, currency) {
+  const table = $("#options");
+  const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
+  const headings = ["col.rank", "col.gpu", "col.config", "col.fits", "col.throughput", "col.hourly", costLabel,
+    "col.pricing", "col.notes"];
+  $("thead", table).replaceChildren(h("tr", {}, headings.map((key) => h("th", { scope: "col", text: t(key) }))));
+  const rows = options.map((option) => {
+    const throughput = throughputOf(option, kind);
+    const cost = option.cost;
+    const optionCurrency = cost?.currency ?? currency;
+    const parallelism = option.parallelism ?? {};
+    const config = [
+      h("span", {
+        text: `${t("config.gpus", { n: option.gpu_count })} · ${
+          option.nodes === 1 ? t("config.oneNode") : t("config.nodes", { n: option.nodes })
+        }`,
+      }),
+      h("span", {
+        class: "sub",
+        text: t("config.parallel", { tp: parallelism.tensor ?? 1, pp: parallelism.pipeline ?? 1, dp: parallelism.data ?? 1 }),
+      }),
+    ];
+    const runHours = option.performance?.run_hours?.expected;
+    if (runHours) config.push(h("span", { class: "sub", text: t("config.runTime", { hours: number(runHours, 0) }) }));
+    const fits = [h("span", { class: option.feasible ? "yes" : "no", text: t(option.feasible ? "fits.yes" : "fits.no") })];
+    if (!option.meets_targets && option.unmet_targets?.length) {
+      fits.push(h("span", { class: "sub", text: t("fits.unmet", { targets: option.unmet_targets.join(", ") }) }));
+    }
+    const throughputCell = throughput
+      ? [
+          h("span", { text: `${number(throughput.range.expected)} ${throughput.unit}` }),
+          h("span", { class: "sub", text: `${number(throughput.range.low)}–${number(throughput.range.high)}` }),
+        ]
+      : [t("spec.notAvailable")];
+    const offer = option.offer;
+    const pricing = offer
+      ? [
+          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
+          h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
+        ]
+      : [t("pricing.none")];
+    const notes = [];
+    if (option.warnings?.length) notes.push(h("ul", { class: "notes" }, option.warnings.map((w) => h("li", { text: w }))));
+    if (option.reasons?.length) {
+      notes.push(
+        h(
+          "details",
+          { class: "why" },
+          h("summary", { text: t("notes.why") }),
+          h("ul", { class: "notes" }, option.reasons.map((reason) => h("li", { text: reason }))),
+        ),
+      );
+    }
+    if (!notes.length) notes.push(t("notes.none"));
+    return h(
+      "tr",
+      { "data-rank": option.rank },
+      h("td", { class: "num", text: option.rank }),
+      h("th", { scope: "row", class: "gpu" }, h("span", { text: option.gpu.name }), h("span", { class: "sub", text: option.gpu.vendor.toUpperCase() })),
+      h("td", { class: "stack" }, config),
+      h("td", { class: "stack" }, fits),
+      h("td", { class: "stack num" }, throughputCell),
+      h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
+      h("td", { class: "num", text: money(cost?.[costField], optionCurrency) }),
+      h("td", { class: "stack" }, pricing),
+      h("td", { class: "notes-cell" }, notes),
+    );
+  });
+  $("tbody", table).replaceChildren(...rows);
+}
+
+function renderAssumptions(option) {
+  const rows = (option?.assumptions ?? []).map((assumption) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row", text: assumption.name }),
+      h("td", { text: assumption.value }),
+      h("td", { class: "source", text: assumption.source }),
+    ),
+  );
+  $("#assumptions tbody").replaceChildren(...rows);
+}
+
+function renderExcluded(excluded) {
+  $("#excluded-summary").textContent = t("excluded.summary", { n: excluded.length });
+  const rows = excluded.map((item) =>
+    h("tr", {}, h("th", { scope: "row", text: gpuName(item.gpu) }), h("td", { text: item.reason })),
+  );
+  $("#excluded tbody").replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------------------------------------- chart
+
+/** A scale from data to pixels: linear from zero, or logarithmic when the values span more than 25x. */
+function scale(values, [from, to]) {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  if (low > 0 && high / low > 25) {
+    const lo = Math.floor(Math.log10(low));
+    const hi = Math.ceil(Math.log10(high));
+    const ticks = [];
+    for (let exponent = lo; exponent <= hi; exponent += 1) {
+      for (const step of hi - lo > 4 ? [1] : [1, 2, 5]) {
+        const tick = step * 10 ** exponent;
+        if (tick >= 10 ** lo && tick <= 10 ** hi) ticks.push(tick);
+      }
+    }
+    const map = (value) => from + ((Math.log10(value) - lo) / (hi - lo || 1)) * (to - from);
+    return { map, ticks, log: true };
+  }
+  const rough = (high * 1.1 || 1) / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= rough);
+  const top = Math.ceil((high * 1.05 || 1) / step) * step;
+  const ticks = [];
+  for (let tick = 0; tick <= top + step / 2; tick += step) ticks.push(Number(tick.toPrecision(12)));
+  const map = (value) => from + (value / top) * (to - from);
+  return { map, ticks, log: false };
+}
+
+function drawChart(options, kind, currency) {
+  const svg = $("#chart");
+  const width = 720;
+  const height = 380;
+  const margin = { left: 82, right: 28, top: 18, bottom: 62 };
+  const unit = kind === "image_generation" ? t("unit.imagesPerHour") : t("unit.tokensPerSecond");
+  const costUnit = t("unit.perHour", { currency });
+  $("#chart-title").textContent = t("chart.title");
+  $("#chart-desc").textContent = t("chart.desc");
+  for (const child of Array.from(svg.children)) {
+    if (child.id !== "chart-title" && child.id !== "chart-desc") child.remove();
+  }
+  const points = [];
+  for (const option of options) {
+    const throughput = throughputOf(option, kind);
+    const cost = option.cost?.hourly;
+    if (throughput && cost > 0 && throughput.range.expected > 0) {
+      points.push({ option, x: cost, y: throughput.range.expected, throughput });
+    }
+  }
+  const missing = options.length - points.length;
+  $("#chart-note").textContent = missing ? t("chart.missing", { n: missing }) : "";
+  $("#chart-figure").hidden = points.length === 0;
+  if (!points.length) return;
+
+  const x = scale(points.map((p) => p.x), [margin.left, width - margin.right]);
+  const y = scale(points.map((p) => p.y), [height - margin.bottom, margin.top]);
+  const grid = s("g", { class: "grid" });
+  const axes = s("g", { class: "axes" });
+  for (const tick of x.ticks) {
+    const px = x.map(tick);
+    grid.append(s("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom }));
+    axes.append(s("text", { x: px, y: height - margin.bottom + 18, "text-anchor": "middle" }, number(tick)));
+  }
+  for (const tick of y.ticks) {
+    const py = y.map(tick);
+    grid.append(s("line", { x1: margin.left, x2: width - margin.right, y1: py, y2: py }));
+    axes.append(s("text", { x: margin.left - 8, y: py + 4, "text-anchor": "end" }, number(tick)));
+  }
+  axes.append(
+    s("line", { class: "axis", x1: margin.left, x2: width - margin.right, y1: height - margin.bottom, y2: height - margin.bottom }),
+    s("line", { class: "axis", x1: margin.left, x2: margin.left, y1: margin.top, y2: height - margin.bottom }),
+    s(
+      "text",
+      { class: "axis-title", x: (margin.left + width - margin.right) / 2, y: height - 14, "text-anchor": "middle" },
+      t("chart.x", { unit: costUnit }) + (x.log ? ` · ${t("chart.log")}` : ""),
+    ),
+    s(
+      "text",
+      {
+        class: "axis-title",
+        x: -(margin.top + height - margin.bottom) / 2,
+        y: 18,
+        transform: "rotate(-90)",
+        "text-anchor": "middle",
+      },
+      t("chart.y", { unit }) + (y.log ? ` · ${t("chart.log")}` : ""),
+    ),
+  );
+  const placed = [];
+  const marks = s("g", { class: "marks" });
+  // Draw the best option last so it sits on top.
+  for (const point of [...points].reverse()) {
+    const px = x.map(point.x);
+    const py = y.map(point.y);
+    const label = `#${point.option.rank} ${shortGpuName(point.option.gpu.name)}`;
+    const box = labelBox(label, px, py, placed, { left: margin.left, right: width - margin.right, top: margin.top, bottom: height - margin.bottom });
+    placed.push(box);
+    const description = t("chart.point", {
+      rank: point.option.rank,
+      gpu: point.option.gpu.name,
+      cost: money(point.x, point.option.cost.currency ?? currency),
+      throughput: `${number(point.y)} ${point.throughput.unit}`,
+    });
+    marks.append(
+      s(
+        "g",
+        { class: point.option.rank === 1 ? "point best" : "point", "data-rank": point.option.rank },
+        s("title", {}, description),
+        s("circle", { cx: px, cy: py, r: point.option.rank === 1 ? 7 : 5.5 }),
+        s("text", { x: box.textX, y: box.textY, "text-anchor": box.anchor }, label),
+      ),
+    );
+  }
+  svg.append(grid, axes, marks);
+}
+
+/** Where a point's label goes: right of it, else left, moved up or down to miss the labels already placed. */
+function labelBox(label, px, py, placed, bounds) {
+  const width = label.length * 6.6 + 4;
+  const heightPx = 14;
+  const candidates = [];
+  for (const dy of [0, -14, 14, -28, 28, -42, 42]) {
+    candidates.push({ anchor: "start", left: px + 9, dy }, { anchor: "end", left: px - 9 - width, dy });
+  }
+  const fits = (box) =>
+    box.left >= bounds.left &&
+    box.left + width <= bounds.right + 20 &&
+    box.top >= bounds.top - 10 &&
+    box.top + heightPx <= bounds.bottom + 4 &&
+    !placed.some((other) => box.left < other.left + other.width && other.left < box.left + width && box.top < other.top + other.height && other.top < box.top + heightPx);
+  for (const candidate of candidates) {
+    const box = { left: candidate.left, top: py - 10 + candidate.dy, width, height: heightPx };
+    if (fits(box)) {
+      return { ...box, anchor: candidate.anchor, textX: candidate.anchor === "start" ? box.left : box.left + width, textY: box.top + 11 };
+    }
+  }
+  const left = px + 9 + width <= bounds.right + 20 ? px + 9 : px - 9 - width;
+  const anchor = left > px ? "start" : "end";
+  return { left, top: py - 10, width, height: heightPx, anchor, textX: anchor === "start" ? left : left + width, textY: py + 1 };
+}
+
+// ---------------------------------------------------------------------------------------------- share link
+
+async function copyLink() {
+  const input = $("#share-url");
+  const status = $("#copy-status");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    status.textContent = t("share.copied");
+  } catch {
+    // Without clipboard access (an iframe without allow="clipboard-write", an old browser) the link is selected.
+    input.focus();
+    input.select();
+    status.textContent = t("share.manual");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- comparison
+
+function renderCompareOptions() {
+  const byVendor = new Map();
+  for (const gpu of state.gpus) {
+    if (!byVendor.has(gpu.vendor)) byVendor.set(gpu.vendor, []);
+    byVendor.get(gpu.vendor).push(gpu);
+  }
+  $$("#compare-form select").forEach((select, index) => {
+    const current = select.value;
+    const groups = Array.from(byVendor, ([vendor, gpus]) =>
+      h("optgroup", { label: t(`vendor.${vendor}`) }, gpus.map((gpu) => h("option", { value: gpu.id, text: gpu.name }))),
+    );
+    const none = index >= 2 ? h("option", { value: "", text: t("compare.none") }) : null;
+    select.replaceChildren(...[none, ...groups].filter(Boolean));
+    if (current) select.value = current;
+  });
+}
+
+function chosenGpus() {
+  return [...new Set($$("#compare-form select").map((select) => select.value).filter(Boolean))];
+}
+
+async function compare(ids) {
+  state.compareController?.abort();
+  const controller = new AbortController();
+  state.compareController = controller;
+  clearAlert();
+  setCompareLoading(true);
+  try {
+    const query = new URLSearchParams({ ids: ids.join(","), lang: state.lang });
+    const comparison = await api(`/v1/gpus/compare?${query}`, { signal: controller.signal });
+    state.comparison = comparison;
+    state.compareIds = ids;
+    setCompareLoading(false);
+    updateUrl();
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    setCompareLoading(false);
+    showError(error);
+  } finally {
+    if (state.compareController === controller) state.compareController = null;
+  }
+}
+
+function setCompareLoading(loading) {
+  state.compareLoading = loading;
+  setBusy($("#compare-results"), loading);
+  renderComparison();
+}
+
+function renderComparison() {
+  const comparison = state.comparison;
+  const status = $("#compare-status");
+  status.removeAttribute("data-i18n");
+  if (!comparison) {
+    status.textContent = t(state.compareLoading ? "compare.loading" : "compare.empty");
+    $("#compare-wrap").hidden = true;
+    return;
+  }
+  status.textContent = state.compareLoading ? t("compare.loading") : "";
+  $("#compare-summary").textContent = comparison.summary ?? "";
+  $("#compare-summary").lang = comparison.lang === "zh" ? "zh-CN" : "en";
+  const items = comparison.items ?? [];
+  const ratios = new Map((comparison.ratios ?? []).map((ratio) => [ratio.gpu, ratio]));
+  const baseline = comparison.baseline;
+  const withRatio = (gpu, value, key, digits) => {
+    const text = number(value, digits);
+    const ratio = ratios.get(gpu.id)?.[key];
+    if (gpu.id === baseline || ratio === null || ratio === undefined || value === null || value === undefined) return text;
+    return `${text} (${number(ratio, 2)}×)`;
+  };
+  const price = (gpu) => gpu.lowest_price?.on_demand?.usd_per_gpu_hour ?? null;
+  const rows = [
+    ["spec.vendor", (gpu) => t(`vendor.${gpu.vendor}`)],
+    ["spec.architecture", (gpu) => gpu.architecture],
+    ["spec.launch", (gpu) => String(gpu.launch_year)],
+    ["spec.memory", (gpu) => withRatio(gpu, gpu.memory_gb, "memory_gb", 0)],
+    ["spec.memoryType", (gpu) => gpu.memory_type],
+    ["spec.bandwidth", (gpu) => withRatio(gpu, gpu.memory_bandwidth_gbps, "memory_bandwidth_gbps", 0)],
+    ["spec.bf16", (gpu) => withRatio(gpu, gpu.tflops?.bf16, "bf16_tflops", 0)],
+    ["spec.fp8", (gpu) => withRatio(gpu, gpu.tflops?.fp8, "fp8_tflops", 0)],
+    ["spec.fp4", (gpu) => number(gpu.tflops?.fp4, 0)],
+    ["spec.tdp", (gpu) => withRatio(gpu, gpu.tdp_w, "tdp_w", 0)],
+    ["spec.interconnect", (gpu) => gpu.interconnect?.description ?? t("spec.notAvailable")],
+    ["spec.ecosystem", (gpu) => (gpu.ecosystem ?? "").toUpperCase()],
+    ["spec.price", (gpu) => withRatio(gpu, price(gpu), "usd_per_gpu_hour", 2)],
+  ];
+  const table = $("#compare-table");
+  $("thead", table).replaceChildren(
+    h("tr", {}, h("th", { scope: "col", text: t("spec.spec") }), items.map((gpu) => h("th", { scope: "col", text: gpu.name }))),
+  );
+  $("tbody", table).replaceChildren(
+    ...rows.map(([key, value]) =>
+      h("tr", {}, h("th", { scope: "row", text: t(key) }), items.map((gpu) => h("td", { class: "num", text: value(gpu) }))),
+    ),
+  );
+  $("#compare-wrap").hidden = false;
+}
+
+// ---------------------------------------------------------------------------------------------- start
+
+async function loadCatalog() {
+  const gpus = [];
+  for (let offset = 0; offset < 10000; offset += 200) {
+    const page = await api(`/v1/gpus?limit=200&offset=${offset}`);
+    gpus.push(...page.items);
+    if (gpus.length >= page.total || page.items.length === 0) break;
+  }
+  const models = await api("/v1/models");
+  state.gpus = gpus;
+  state.gpuNames = new Map(gpus.map((gpu) => [gpu.id, gpu.name]));
+  state.models = models.items;
+}
+
+function wire() {
+  for (const button of $$(".lang-button")) {
+    button.addEventListener("click", () => setLanguage(button.dataset.lang));
+  }
+  for (const tab of $$('[role="tab"]')) {
+    tab.addEventListener("click", () => selectView(tab.getAttribute("aria-controls").replace("panel-", "")));
+    tab.addEventListener("keydown", onTabKey);
+  }
+  field("kind").addEventListener("change", updateKind);
+  field("method").addEventListener("change", updateKind);
+  field("model").addEventListener("change", () => {
+    state.modelChoice[state.kind] = field("model").value;
+  });
+  form().addEventListener("submit", (event) => {
+    event.preventDefault();
+    recommend(buildRequest());
+  });
+  form().addEventListener("input", (event) => event.target.removeAttribute?.("aria-invalid"));
+  $("#copy-link").addEventListener("click", copyLink);
+  $("#compare-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const ids = chosenGpus();
+    if (ids.length < 2) {
+      showError(new RequestError(t("compare.tooFew")));
+      return;
+    }
+    compare(ids);
+  });
+}
+
+async function start() {
+  const params = new URLSearchParams(location.search);
+  const asked = params.get("lang");
+  state.lang = LANGS.includes(asked) ? asked : (navigator.language ?? "").toLowerCase().startsWith("zh") ? "zh" : "en";
+  wire();
+  const sharedId = params.get("rec");
+  const compareIds = (params.get("compare") ?? "").split(",").filter(Boolean).slice(0, 4);
+  if (compareIds.length || params.get("view") === "compare") state.view = "compare";
+  selectView(state.view);
+  setLoading("loading.catalog");
+  try {
+    await loadCatalog();
+  } catch (error) {
+    state.recLoading = null;
+    setBusy($("#results"), false);
+    applyLanguage();
+    showError(error);
+    return;
+  }
+  state.recLoading = null;
+  setBusy($("#results"), false);
+  const compareSelects = $$("#compare-form select");
+  renderCompareOptions();
+  const initial = compareIds.length >= 2 ? compareIds : ["h100-sxm", "h200"];
+  initial.forEach((id, index) => {
+    const gpu = state.gpus.find((item) => item.id === id || item.aliases?.includes(id));
+    if (gpu && compareSelects[index]) compareSelects[index].value = gpu.id;
+  });
+  updateKind();
+  applyLanguage();
+  document.body.dataset.ready = "true";
+  if (sharedId) await loadShared(sharedId);
+  if (compareIds.length >= 2) await compare(chosenGpus());
+}
+
+start();
