@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
-from domain.catalog import Pricing
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
 from domain.explain import pricing_name, target_names
 from domain.tco import TcoRead
@@ -53,11 +52,23 @@ LABELS: dict[str, tuple[str, str]] = {
     "missed": ("missed: {targets}", "未满足：{targets}"),
     "infeasible": ("infeasible", "不可行"),
     "free": ("{pct:.0f}% free", "余量 {pct:.0f}%"),
+    "short": ("{gb:,.0f} GB short", "缺 {gb:,.0f} GB"),
+    "gpus_excluded": ("GPUs", "GPU"),
+    "kind_inference": ("inference", "推理"),
+    "kind_training": ("training", "训练"),
+    "kind_fine_tuning": ("fine-tuning", "微调"),
+    "kind_image_generation": ("image generation", "图像生成"),
+    "objective_balanced": ("balanced", "综合"),
+    "objective_cost": ("cost first", "成本优先"),
+    "objective_speed": ("speed first", "速度优先"),
+    "dated": ("{as_of} ({days} days)", "{as_of}（{days} 天）"),
     "nodes": ("{count} nodes", "{count} 个节点"),
     "instances": ("{instances} x {gpus}-GPU", "{instances} 台 x {gpus} 卡"),
     "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
-    "latency": ("{tpot:,.0f} ms/tok, TTFT {ttft:,.0f} ms", "每 token {tpot:,.0f} 毫秒，首 token {ttft:,.0f} 毫秒"),
+    "tpot": ("{tpot:,.0f} ms/token", "每 token {tpot:,.0f} 毫秒"),
+    "ttft": ("first token {ttft:,.0f} ms", "首 token {ttft:,.0f} 毫秒"),
     "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
+    "run_hours": ("{hours:,.1f} h", "{hours:,.1f} 小时"),
     "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
     "per_million_tokens": ("{money} /M tokens", "{money} /百万 token"),
     "per_run": ("{money} /run", "{money} /次"),
@@ -73,7 +84,6 @@ LABELS: dict[str, tuple[str, str]] = {
     "buy_word": ("buy", "自购"),
     "rent_word": ("rent", "租用"),
     # comparison
-    "spec": ("", ""),
     "vendor": ("vendor, architecture", "厂商、架构"),
     "memory": ("memory", "显存"),
     "bandwidth": ("bandwidth GB/s", "带宽 GB/s"),
@@ -96,12 +106,12 @@ LABELS: dict[str, tuple[str, str]] = {
     "usd_instance_hour": ("USD / instance-h", "美元 / 实例小时"),
     "as_of": ("as of", "报价日期"),
     "age": ("age (days)", "天数"),
-    "offers": ("Offers: {shown} of {total}", "报价：{total} 条中的 {shown} 条"),
+    "offers": ("Offers {shown} of {total}", "报价：共 {total} 条，第 {shown} 条"),
     "more_offers": (
         "{rest} more: use --offset {offset} or narrow the filters.",
         "还有 {rest} 条：使用 --offset {offset} 或收窄筛选条件。",
     ),
-    "no_offers": ("No offer matches.", "没有符合条件的报价。"),
+    "no_offers": ("No offer on this page ({total} match).", "本页没有报价（共 {total} 条符合）。"),
     # tco
     "tco_title": (
         "{count}x {gpu}{system}: {years} years at {utilization} utilization, in {currency}",
@@ -124,15 +134,19 @@ LABELS: dict[str, tuple[str, str]] = {
     "offer_usd": ("offer USD/GPU-h", "报价 美元/GPU 小时"),
     "instances_col": ("instances", "实例"),
     "billed": ("billed", "计费"),
-    "billed_share": ("{share} of hours", "{share} 的小时"),
+    "billed_share": ("{share} of hours", "{share} 的时长"),
     "per_year": ("per year", "每年"),
     "per_gpu_hour": ("per GPU-hour used", "每使用 GPU 小时"),
     "not_available": ("Not available", "无报价"),
     "verdict": ("Verdict", "结论"),
     "cheaper": ("cheaper", "更划算"),
-    "cheaper_value": (
-        "{choice} (the cheapest rent costs {pct:+.1f}% against buying)",
-        "{choice}（最便宜的租用比自购 {pct:+.1f}%）",
+    "cheaper_less": (
+        "{choice} (the cheapest rent costs {pct:.1f}% less than buying)",
+        "{choice}（最便宜的租用比自购低 {pct:.1f}%）",
+    ),
+    "cheaper_more": (
+        "{choice} (the cheapest rent costs {pct:.1f}% more than buying)",
+        "{choice}（最便宜的租用比自购高 {pct:.1f}%）",
     ),
     "break_even_utilization": ("break-even utilization", "盈亏平衡利用率"),
     "break_even_month": ("break-even month", "回本月份"),
@@ -177,8 +191,17 @@ def _heading(text: str) -> Text:
     return Text(text, style="bold")
 
 
-def _table(title: str | None = None, caption: str | None = None) -> Table:
-    return Table(title=title, caption=caption, title_justify="left", caption_justify="left", show_lines=False)
+def _block(title: str, *body: RenderableType) -> Group:
+    """A titled part of an answer: the title on its own line (no padding), then the body."""
+    return Group(_heading(title), *body)
+
+
+def _table(*columns: tuple[str, str], wrap: Sequence[int] = ()) -> Table:
+    """A table with (header, justify) columns; only the columns listed in `wrap` may wrap."""
+    table = Table(show_lines=False)
+    for index, (header, justify) in enumerate(columns):
+        table.add_column(header, justify=justify, no_wrap=index not in wrap)  # type: ignore[arg-type]
+    return table
 
 
 def shorten(text: str, width: int = 40) -> str:
@@ -198,11 +221,12 @@ def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
     lines = []
     if performance.run_hours:
         hours = performance.run_hours.expected
-        lines.append(label("run", lang, hours=hours, days=hours / 24))
+        lines.append(label("run" if hours >= 48 else "run_hours", lang, hours=hours, days=hours / 24))
     if performance.tokens_per_second:
         lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
     if performance.tpot_ms and performance.ttft_ms:
-        lines.append(label("latency", lang, tpot=performance.tpot_ms.expected, ttft=performance.ttft_ms.expected))
+        lines.append(label("tpot", lang, tpot=performance.tpot_ms.expected))
+        lines.append(label("ttft", lang, ttft=performance.ttft_ms.expected))
     if performance.images_per_hour:
         lines.append(label("images", lang, value=performance.images_per_hour.expected))
     return "\n".join(lines) or "-"
@@ -230,7 +254,7 @@ def _memory(option: Option, lang: Lang) -> str:
     memory = option.memory
     used = f"{memory.required_gb:,.0f} / {memory.capacity_gb:,.0f} GB"
     if memory.headroom_pct < 0:
-        return f"{used}\n✗"
+        return f"{used}\n{label('short', lang, gb=memory.required_gb - memory.capacity_gb)}"
     return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
 
 
@@ -238,29 +262,29 @@ def _offer(option: Option, lang: Lang) -> str:
     offer = option.offer
     if offer is None:
         return "-"
-    text = f"{offer.provider} · {pricing_name(offer.pricing, lang)}"
+    text = f"{offer.provider}\n{pricing_name(offer.pricing, lang)}"
     if offer.instances > 1 or offer.gpus_per_instance > 1:
-        text += "\n" + label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
+        instances = label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
+        text += ("，" if lang == "zh" else ", ") + instances
     return text
 
 
-def options_table(options: Sequence[Option], lang: Lang, title: str) -> Table:
+def options_table(options: Sequence[Option], lang: Lang) -> Table:
     """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
-    table = _table(title)
-    for key, justify in [
-        ("rank", "right"),
-        ("gpu", "left"),
-        ("gpus", "right"),
-        ("layout", "left"),
-        ("memory_used", "right"),
-        ("throughput", "right"),
-        ("per_hour", "right"),
-        ("per_unit", "right"),
-        ("offer", "left"),
-        ("targets", "left"),
-        ("score", "right"),
-    ]:
-        table.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
+    table = _table(
+        (label("rank", lang), "right"),
+        (label("gpu", lang), "left"),
+        (label("gpus", lang), "right"),
+        (label("layout", lang), "left"),
+        (label("memory_used", lang), "right"),
+        (label("throughput", lang), "right"),
+        (label("per_hour", lang), "right"),
+        (label("per_unit", lang), "right"),
+        (label("offer", lang), "left"),
+        (label("targets", lang), "left"),
+        (label("score", lang), "right"),
+        wrap=(1, 8, 9),
+    )
     for option in options:
         parallel = option.parallelism
         count = str(option.gpu_count)
@@ -283,31 +307,28 @@ def options_table(options: Sequence[Option], lang: Lang, title: str) -> Table:
 
 
 def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]:
-    """Sentences once each, with the options they apply to."""
+    """Sentences once each, with the options they apply to; nothing when there are none."""
     grouped: dict[str, list[str]] = {}
     for where, sentence in notes:
         grouped.setdefault(sentence, []).append(where)
-    if not grouped:
-        return []
-    lines = [_heading(title)]
+    lines = []
     for sentence, places in grouped.items():
         where = f"[{', '.join(places)}] " if any(places) else ""
         lines.append(Text(f"  - {where}{sentence}"))
-    return lines
+    return [_block(title, *lines)] if lines else []
 
 
-def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Table:
-    table = _table(title)
-    table.add_column(label("name", lang))
-    table.add_column(label("value", lang))
+def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Group:
+    columns = [(label("name", lang), "left"), (label("value", lang), "left")]
     if sources:
-        table.add_column(label("source", lang))
+        columns.append((label("source", lang), "left"))
+    table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
         row = [assumption.name, assumption.value]
         if sources:
-            row.append(shorten(assumption.source, 70))
+            row.append(assumption.source)
         table.add_row(*row)
-    return table
+    return _block(title, table)
 
 
 def _requirements(result: Recommendation, lang: Lang) -> Text:
@@ -317,8 +338,7 @@ def _requirements(result: Recommendation, lang: Lang) -> Text:
         parts.append(label("kv_per_request", lang, gb=needs.kv_cache_gb_per_request))
     if needs.total_flops:
         parts.append(label("total_flops", lang, flops=needs.total_flops))
-    separator = "，" if lang == "zh" else ", "
-    colon = "：" if lang == "zh" else ": "
+    separator, colon = ("，", "：") if lang == "zh" else (", ", ": ")
     return Text(label("requirements", lang) + colon + separator.join(parts))
 
 
@@ -326,8 +346,9 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
     """Ranked options, their warnings, the excluded GPUs by reason, the summary and the main assumptions."""
     workload = result.workload
     model = getattr(workload, "model", None) or getattr(getattr(workload, "custom_model", None), "name", "")
-    title = f"{label('options', lang)}: {model} · {type(workload).__struct_config__.tag} · {result.objective}"
-    parts: list[RenderableType] = [options_table(result.options, lang, title)]
+    kind = label(f"kind_{type(workload).__struct_config__.tag}", lang)
+    title = f"{label('options', lang)}: {model} · {kind} · {label(f'objective_{result.objective}', lang)}"
+    parts: list[RenderableType] = [_block(title, options_table(result.options, lang))]
     parts += _notes(
         label("warnings", lang), ((f"#{o.rank}", warning) for o in result.options for warning in o.warnings)
     )
@@ -335,13 +356,11 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
         by_reason: dict[str, list[str]] = {}
         for exclusion in result.excluded:
             by_reason.setdefault(exclusion.reason, []).append(exclusion.gpu)
-        table = _table(f"{label('excluded', lang)} ({len(result.excluded)})")
-        table.add_column(label("reason", lang), ratio=3)
-        table.add_column(label("gpus", lang), ratio=2)
+        table = _table((label("reason", lang), "left"), (label("gpus_excluded", lang), "left"), wrap=(0, 1))
         for reason, gpus in by_reason.items():
             table.add_row(reason, ", ".join(gpus))
-        parts.append(table)
-    parts += [_heading(label("summary", lang)), Text(result.summary), _requirements(result, lang)]
+        parts.append(_block(f"{label('excluded', lang)} ({len(result.excluded)})", table))
+    parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
         title = f"{label('assumptions', lang)} (#1 {best.gpu.name})"
@@ -352,24 +371,19 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
 
 def estimate_view(option: Option, lang: Lang) -> list[RenderableType]:
     """One configuration: its row, the reasons, the warnings, what renting costs against owning, assumptions."""
-    parts: list[RenderableType] = [options_table([option], lang, f"{option.gpu_count}x {option.gpu.name}")]
+    parts: list[RenderableType] = [_block(f"{option.gpu_count}x {option.gpu.name}", options_table([option], lang))]
     parts += _notes(label("reasons", lang), (("", reason) for reason in option.reasons))
     parts += _notes(label("warnings", lang), (("", warning) for warning in option.warnings))
     hint = option.tco
     if hint is not None:
         cheaper = label("buy_word" if hint.cheaper == "buy" else "rent_word", lang)
-        parts.append(
-            Text(
-                label(
-                    "tco_hint",
-                    lang,
-                    rent=money(hint.monthly_rent, hint.currency),
-                    owned=money(hint.monthly_owned, hint.currency),
-                    years=hint.years,
-                    cheaper=cheaper,
-                )
-            )
-        )
+        figures = {
+            "rent": money(hint.monthly_rent, hint.currency),
+            "owned": money(hint.monthly_owned, hint.currency),
+            "years": hint.years,
+            "cheaper": cheaper,
+        }
+        parts.append(Text(label("tco_hint", lang, **figures)))
     if option.assumptions:
         parts.append(_assumptions(option.assumptions, lang, label("assumptions", lang), sources=False))
     return parts
@@ -386,40 +400,44 @@ def _times(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
+def _on_demand(gpu: GpuRead) -> str:
+    price = gpu.lowest_price.on_demand
+    return "-" if price is None else f"{price.usd_per_gpu_hour:.2f} ({price.provider})"
+
+
+def _link(gpu: GpuRead) -> str:
+    bandwidth = gpu.interconnect.bandwidth_gbps
+    return gpu.interconnect.kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
+
+
+_SPEC_ROWS: list[tuple[str, Callable[[GpuRead], str]]] = [
+    ("vendor", lambda g: f"{g.vendor} {g.architecture} ({g.launch_year})"),
+    ("memory", lambda g: f"{g.memory_gb:g} GB {g.memory_type}"),
+    ("bandwidth", lambda g: _figure(g.memory_bandwidth_gbps)),
+    ("bf16", lambda g: _figure(_half_precision(g), ",.1f")),
+    ("fp8", lambda g: _figure(g.tflops.fp8, ",.1f")),
+    ("fp4", lambda g: _figure(g.tflops.fp4, ",.1f")),
+    ("tdp", lambda g: _figure(g.tdp_w)),
+    ("link", _link),
+    ("stack", lambda g: g.ecosystem),
+    ("on_demand", _on_demand),
+    ("confidence", lambda g: g.confidence),
+]
+
+
 def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[RenderableType]:
     """Specifications side by side, ratios to the first GPU, the summary."""
     gpus = comparison.items
-    specs = _table(label("specs", lang))
-    specs.add_column(label("spec", lang))
+    specs = Table(show_lines=False)
+    specs.add_column("", no_wrap=True)
     for gpu in gpus:
         specs.add_column(Text.assemble(gpu.name, "\n", (gpu.id, "dim")), justify="right")
-
-    def on_demand(gpu: GpuRead) -> str:
-        price = gpu.lowest_price.on_demand
-        return "-" if price is None else f"{price.usd_per_gpu_hour:.2f} ({price.provider})"
-
-    def link(gpu: GpuRead) -> str:
-        bandwidth = gpu.interconnect.bandwidth_gbps
-        return gpu.interconnect.kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
-
-    rows = [
-        ("vendor", lambda g: f"{g.vendor} {g.architecture} ({g.launch_year})"),
-        ("memory", lambda g: f"{g.memory_gb:g} GB {g.memory_type}"),
-        ("bandwidth", lambda g: _figure(g.memory_bandwidth_gbps)),
-        ("bf16", lambda g: _figure(_half_precision(g), ",.1f")),
-        ("fp8", lambda g: _figure(g.tflops.fp8, ",.1f")),
-        ("fp4", lambda g: _figure(g.tflops.fp4, ",.1f")),
-        ("tdp", lambda g: _figure(g.tdp_w)),
-        ("link", link),
-        ("stack", lambda g: g.ecosystem),
-        ("on_demand", on_demand),
-        ("confidence", lambda g: g.confidence),
-    ]
-    for key, cell in rows:
+    for key, cell in _SPEC_ROWS:
         specs.add_row(label(key, lang), *(cell(gpu) for gpu in gpus))
-    ratios = _table(label("ratios", lang, base=comparison.baseline))
-    for key in ("gpu", "memory", "bandwidth", "bf16", "fp8", "tdp", "price_ratio"):
-        ratios.add_column(label(key, lang), justify="left" if key == "gpu" else "right")
+    ratios = _table(
+        (label("gpu", lang), "left"),
+        *((label(key, lang), "right") for key in ("memory", "bandwidth", "bf16", "fp8", "tdp", "price_ratio")),
+    )
     for ratio in comparison.ratios:
         ratios.add_row(
             ratio.gpu,
@@ -430,7 +448,11 @@ def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[Renderabl
             _times(ratio.tdp_w),
             _times(ratio.usd_per_gpu_hour),
         )
-    return [specs, ratios, _heading(label("summary", lang)), Text(comparison.summary)]
+    return [
+        _block(label("specs", lang), specs),
+        _block(label("ratios", lang, base=comparison.baseline), ratios),
+        _block(label("summary", lang), Text(comparison.summary)),
+    ]
 
 
 # Offers
@@ -439,20 +461,19 @@ def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[Renderabl
 def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
     """A page of offers: who rents which GPU, how, at what price, since when, according to whom."""
     if not page.items:
-        return [Text(label("no_offers", lang))]
-    table = _table(label("offers", lang, shown=len(page.items), total=page.total))
-    for key, justify in [
-        ("provider", "left"),
-        ("gpu", "left"),
-        ("per_instance", "right"),
-        ("pricing", "left"),
-        ("usd_gpu_hour", "right"),
-        ("usd_instance_hour", "right"),
-        ("as_of", "left"),
-        ("age", "right"),
-        ("source", "left"),
-    ]:
-        table.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
+        return [Text(label("no_offers", lang, total=page.total))]
+    table = _table(
+        (label("provider", lang), "left"),
+        (label("gpu", lang), "left"),
+        (label("per_instance", lang), "right"),
+        (label("pricing", lang), "left"),
+        (label("usd_gpu_hour", lang), "right"),
+        (label("usd_instance_hour", lang), "right"),
+        (label("as_of", lang), "left"),
+        (label("age", lang), "right"),
+        (label("source", lang), "left"),
+    )
+    table.columns[-1].overflow = "ellipsis"
     for offer in page.items:
         table.add_row(
             offer.provider,
@@ -465,7 +486,8 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
             str(offer.age_days),
             shorten(offer.source),
         )
-    parts: list[RenderableType] = [table]
+    shown = f"{page.offset + 1}-{page.offset + len(page.items)}"
+    parts: list[RenderableType] = [_block(label("offers", lang, shown=shown, total=page.total), table)]
     rest = page.total - page.offset - len(page.items)
     if rest > 0:
         parts.append(Text(label("more_offers", lang, rest=rest, offset=page.offset + len(page.items)), style="dim"))
@@ -475,110 +497,100 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
 # Buying against renting
 
 
-def tco_view(answer: TcoRead, lang: Lang) -> list[RenderableType]:
-    """Buying year by year, renting per pricing model, break-even, the cheaper choice, summary and assumptions."""
-    currency = answer.currency
-    system = f" ({answer.system})" if answer.system else ""
-    parts: list[RenderableType] = [
-        _heading(
-            label(
-                "tco_title",
-                lang,
-                count=answer.gpu_count,
-                gpu=answer.gpu.name,
-                system=system,
-                years=answer.years,
-                utilization=_percent(answer.utilization),
-                currency=currency,
-            )
-        )
-    ]
-    buy = answer.buy
-    caption = label(
-        "buy_caption", lang, purchase=money(buy.purchase, currency), per_hour=money(buy.per_gpu_hour, currency)
-    )
-    buying = _table(label("buy", lang), caption)
+def _buy_table(answer: TcoRead, lang: Lang) -> Group:
+    buy, currency = answer.buy, answer.currency
     columns = ("capex", "financing", "power", "facility", "operations", "resale", "total")
-    buying.add_column(label("year", lang), justify="right")
-    for key in columns:
-        buying.add_column(label(key, lang), justify="right")
+    table = _table((label("year", lang), "right"), *((label(key, lang), "right") for key in columns))
     for year in buy.years:
-        buying.add_row(str(year.year), *(money(getattr(year, key), currency) for key in columns))
-    buying.add_section()
-    buying.add_row(
+        figures = (getattr(year, key) for key in columns)
+        table.add_row(str(year.year), *(money(value, currency) if value else "-" for value in figures))
+    table.add_section()
+    table.add_row(
         label("total", lang),
         *(money(sum(getattr(year, key) for year in buy.years), currency) for key in columns[:-1]),
         Text(money(buy.total, currency), style="bold"),
     )
-    parts.append(buying)
-    if answer.rent:
-        renting = _table(label("rent", lang))
-        for key, justify in [
-            ("pricing", "left"),
-            ("provider", "left"),
-            ("offer_usd", "right"),
-            ("instances_col", "right"),
-            ("billed", "right"),
-            ("per_year", "right"),
-            ("total", "right"),
-            ("per_gpu_hour", "right"),
-            ("as_of", "left"),
-        ]:
-            renting.add_column(label(key, lang), justify=justify)  # type: ignore[arg-type]
-        for option in answer.rent:
-            renting.add_row(
-                pricing_name(option.pricing, lang),
-                option.provider,
-                f"{option.usd_per_gpu_hour:,.2f}",
-                label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance),
-                label("billed_share", lang, share=_percent(option.billed_fraction)),
-                money(option.years[0].total, currency) if option.years else "-",
-                money(option.total, currency),
-                money(option.per_gpu_hour, currency),
-                f"{option.as_of.isoformat()} ({option.age_days} d)",
-            )
-        parts.append(renting)
-    parts += _notes(
-        label("not_available", lang), ((pricing_label(u.pricing, lang), u.reason) for u in answer.not_available)
+    caption = label(
+        "buy_caption", lang, purchase=money(buy.purchase, currency), per_hour=money(buy.per_gpu_hour, currency)
     )
-    verdict = _table(label("verdict", lang))
-    verdict.add_column(label("name", lang))
-    verdict.add_column(label("value", lang))
+    return _block(label("buy", lang), table, Text(caption))
+
+
+def _rent_table(answer: TcoRead, lang: Lang) -> Group:
+    currency = answer.currency
+    table = _table(
+        (label("pricing", lang), "left"),
+        (label("provider", lang), "left"),
+        (label("offer_usd", lang), "right"),
+        (label("instances_col", lang), "right"),
+        (label("billed", lang), "right"),
+        (label("per_year", lang), "right"),
+        (label("total", lang), "right"),
+        (label("per_gpu_hour", lang), "right"),
+        (label("as_of", lang), "left"),
+    )
+    for option in answer.rent:
+        table.add_row(
+            pricing_name(option.pricing, lang),
+            option.provider,
+            f"{option.usd_per_gpu_hour:,.2f}",
+            label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance),
+            label("billed_share", lang, share=_percent(option.billed_fraction)),
+            money(option.years[0].total, currency) if option.years else "-",
+            money(option.total, currency),
+            money(option.per_gpu_hour, currency),
+            label("dated", lang, as_of=option.as_of.isoformat(), days=option.age_days),
+        )
+    return _block(label("rent", lang), table)
+
+
+def _verdict(answer: TcoRead, lang: Lang) -> Group:
+    table = _table(("", "left"), ("", "left"), wrap=(1,))
+    table.show_header = False
     if answer.cheaper is not None:
         choice = label("buy_word" if answer.cheaper == "buy" else "rent_word", lang)
-        value = (
-            label("cheaper_value", lang, choice=choice, pct=answer.rent_vs_buy_pct)
-            if answer.rent_vs_buy_pct is not None
-            else choice
-        )
-        verdict.add_row(label("cheaper", lang), value)
-    verdict.add_row(
+        pct = answer.rent_vs_buy_pct
+        if pct is not None:
+            choice = label("cheaper_less" if pct < 0 else "cheaper_more", lang, choice=choice, pct=abs(pct))
+        table.add_row(label("cheaper", lang), choice)
+    utilization, month = answer.break_even_utilization, answer.break_even_month
+    table.add_row(
         label("break_even_utilization", lang),
-        _percent(answer.break_even_utilization)
-        if answer.break_even_utilization is not None
-        else label("never", lang),
+        _percent(utilization) if utilization is not None else label("never", lang),
     )
-    verdict.add_row(
+    table.add_row(
         label("break_even_month", lang),
-        label("month", lang, month=answer.break_even_month)
-        if answer.break_even_month is not None
-        else label("never", lang),
+        label("month", lang, month=month) if month is not None else label("never", lang),
     )
-    parts += [verdict, _heading(label("summary", lang)), Text(answer.summary)]
+    return _block(label("verdict", lang), table)
+
+
+def tco_view(answer: TcoRead, lang: Lang) -> list[RenderableType]:
+    """Buying year by year, renting per pricing model, break-even, the cheaper choice, summary and assumptions."""
+    title = label(
+        "tco_title",
+        lang,
+        count=answer.gpu_count,
+        gpu=answer.gpu.name,
+        system=f" ({answer.system})" if answer.system else "",
+        years=answer.years,
+        utilization=_percent(answer.utilization),
+        currency=answer.currency,
+    )
+    parts: list[RenderableType] = [_heading(title), _buy_table(answer, lang)]
+    if answer.rent:
+        parts.append(_rent_table(answer, lang))
+    parts += _notes(label("not_available", lang), (("", unavailable.reason) for unavailable in answer.not_available))
+    parts += [_verdict(answer, lang), _block(label("summary", lang), Text(answer.summary))]
     parts += _notes(label("warnings", lang), (("", warning) for warning in answer.warnings))
     parts.append(_assumptions(answer.assumptions, lang, label("assumptions", lang), sources=True))
     return parts
 
 
-def pricing_label(pricing: Pricing, lang: Lang) -> str:
-    """A pricing model as a person says it."""
-    return pricing_name(pricing, lang)
-
-
-def show(parts: Iterable[RenderableType]) -> None:
-    """Print renderables to stdout, a blank line between tables."""
+def show(parts: Sequence[RenderableType]) -> None:
+    """Print the parts of an answer to stdout, a blank line between them."""
     out = console()
-    for part in parts:
-        out.print(part)
-        if isinstance(part, Table):
+    for index, part in enumerate(parts):
+        if index:
             out.print()
+        out.print(part)

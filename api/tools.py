@@ -9,13 +9,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from api.catalog_view import CatalogView, comparison_read, matching_offers, offer_read
-from domain.catalog import Gpu, Pricing
+from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
+from domain.catalog import Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
 from domain.ranking import EstimateRequest, RecommendationRequest, estimate, prepare, rank
 from domain.tco import TcoRequest, tco
-from domain.workloads import WorkloadError, check_providers, unknown_name, workload_kind
+from domain.workloads import WorkloadError, workload_kind
 
 MAX_COMPARE = 4
 
@@ -135,42 +135,28 @@ async def _estimate(context: ToolContext, request: EstimateRequest) -> ToolAnswe
 
 
 async def _compare(context: ToolContext, query: CompareInput) -> ToolAnswer:
-    catalog = context.view.catalog
-    gpus: dict[str, Gpu] = {}
-    for name in query.ids:
-        gpu = catalog.gpu(name)
-        if gpu is None:
-            raise unknown_name(catalog, "gpu", name, "ids")
-        gpus.setdefault(gpu.id, gpu)
+    gpus = find_gpus(context.view.catalog, query.ids)
     if len(gpus) < 2:
-        raise ToolError("Invalid arguments: ids name fewer than 2 different GPUs")
-    comparison = comparison_read(context.view, list(gpus.values()), query.lang or "en")
+        raise ToolError("Invalid ids: they name fewer than 2 different GPUs")
+    comparison = comparison_read(context.view, gpus, query.lang or "en")
     return ToolAnswer(comparison.summary, _builtins(comparison))
 
 
 async def _prices(context: ToolContext, query: PriceQuery) -> ToolAnswer:
     catalog = context.view.catalog
-    gpu_id = None
-    if query.gpu is not None:
-        gpu = catalog.gpu(query.gpu)
-        if gpu is None:
-            raise unknown_name(catalog, "gpu", query.gpu, "gpu")
-        gpu_id = gpu.id
-    if query.provider is not None:
-        check_providers(catalog, [query.provider], "provider")
-    today = context.now.date()
-    offers = matching_offers(
+    found = offer_list(
         catalog,
-        today,
-        gpu_id=gpu_id,
-        provider=query.provider,
+        context.now.date(),
+        gpu_id=find_gpu(catalog, query.gpu).id if query.gpu is not None else None,
+        provider=find_provider(catalog, query.provider) if query.provider is not None else None,
         pricing=query.pricing,
         max_usd_per_gpu_hour=query.max_usd_per_gpu_hour,
         max_age_days=query.max_age_days,
+        sort="price",
+        limit=query.limit,
     )
-    offers.sort(key=lambda offer: (offer.usd_per_gpu_hour, offer.id))
-    data = {"total": len(offers), "items": [_builtins(offer_read(offer, today)) for offer in offers[: query.limit]]}
-    return ToolAnswer(offers_summary(catalog, offers, query.lang or "en"), data)
+    cheapest = next((offer for offer in catalog.offers if found.items and offer.id == found.items[0].id), None)
+    return ToolAnswer(offers_summary(catalog, found.total, cheapest, query.lang or "en"), _builtins(found))
 
 
 async def _rent_or_buy(context: ToolContext, request: TcoRequest) -> ToolAnswer:
@@ -269,3 +255,5 @@ async def call_tool(name: str, arguments: dict[str, Any] | None, context: ToolCo
         return await tool.run(context, tool.decode(arguments))
     except WorkloadError as error:
         raise ToolError(f"Invalid {error.field}: {error.message}") from None
+    except NotInCatalog as error:
+        raise ToolError(str(error)) from None

@@ -481,14 +481,13 @@ _OFFERS: dict[Lang, dict[str, str]] = {
 }
 
 
-def offers_summary(catalog: Catalog, offers: list[Offer], lang: Lang) -> str:
-    """A sentence about a list of offers, naming the cheapest per GPU-hour."""
-    if not offers:
+def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: Lang) -> str:
+    """A sentence about the offers found, naming the cheapest per GPU-hour."""
+    if cheapest is None:
         return _OFFERS[lang]["none"]
-    cheapest = min(offers, key=lambda offer: (offer.usd_per_gpu_hour, offer.id))
     gpu = catalog.gpu(cheapest.gpu)
     return _OFFERS[lang]["some"].format(
-        count=len(offers),
+        count=count,
         gpu=gpu.name if gpu else cheapest.gpu,
         pricing=pricing_name(cheapest.pricing, lang),
         provider=cheapest.provider,

@@ -60,3 +60,26 @@ def test_estimate(runner: CliRunner) -> None:
 def test_bad_arguments_are_usage_errors(runner: CliRunner, arguments: list[str]) -> None:
     result = runner.invoke(main, arguments)
     assert result.exit_code == 2 and "Error" in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "unit"),
+    [
+        (["--kind", "inference", "--model", "llama-3.1-8b"], "tok/s"),
+        (["--kind", "training", "--model", "llama-3.1-8b", "--train-tokens", "1e9"], "/run"),
+        (["--kind", "fine_tuning", "--model", "llama-3.1-8b", "--method", "full", "--train-tokens", "1e10"], "days)"),
+        (["--kind", "image_generation", "--model", "flux.1-dev"], "images/h"),
+    ],
+)
+def test_every_workload_kind_prints_throughput_and_cost_with_units(
+    runner: CliRunner, arguments: list[str], unit: str
+) -> None:
+    result = runner.invoke(main, ["recommend", *arguments, "--limit", "3"])
+    assert result.exit_code == 0, result.output
+    assert unit in result.stdout and "$" in result.stdout and "Excluded GPUs" in result.stdout
+
+
+def test_estimate_prints_a_table_with_reasons(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["estimate", "--gpu", "h200", "--count", "8", "--model", "deepseek-r1"])
+    assert result.exit_code == 0, result.output
+    assert "8x NVIDIA H200" in result.stdout and "Reasons" in result.stdout and "tensor parallel" in result.stdout
