@@ -20,11 +20,8 @@ AnyRequest = Request[Any, Any, Any]
 # The files live next to the package (api/ui/), so this works from a checkout and from an installed wheel.
 UI_DIR = Path(__file__).resolve().parent.parent / "ui"
 
-MEDIA_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-}
+# Litestar adds "; charset=utf-8" to text media types.
+MEDIA_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 # Only these are served; the page is the entry point and has the CSP of its own.
 PAGE = "index.html"
 ASSETS = ("app.js", "i18n.js", "app.css")

@@ -23,6 +23,7 @@ const DEFAULT_MODELS = {
 const TOKEN_DEFAULTS = { training: ["10", "1e9"], fine_tuning: ["100", "1e6"] };
 const TOKEN_UNITS = ["1e12", "1e9", "1e6", "1e3"];
 const REQUEST_TIMEOUT_MS = 30000;
+const ECOSYSTEMS = { cuda: "CUDA", rocm: "ROCm", gaudi: "Gaudi", cann: "CANN" };
 
 const state = {
   lang: "en",
@@ -253,7 +254,8 @@ function updateUrl() {
   }
   // A recommendation carries its language; elsewhere the choice is kept in the address.
   if (!params.has("rec") && state.lang !== "en") params.set("lang", state.lang);
-  const query = params.toString();
+  // Commas between GPU ids read better unescaped (and are allowed in a query).
+  const query = params.toString().replaceAll("%2C", ",");
   history.replaceState(null, "", query ? `/ui?${query}` : "/ui");
 }
 
@@ -263,7 +265,7 @@ function shareUrl(id) {
 
 // ---------------------------------------------------------------------------------------------- tabs
 
-function selectView(view, { focus = false } = {}) {
+function selectView(view, { focus = false, keepUrl = false } = {}) {
   state.view = view;
   for (const tab of $$('[role="tab"]')) {
     const selected = tab.getAttribute("aria-controls") === `panel-${view}`;
@@ -273,7 +275,7 @@ function selectView(view, { focus = false } = {}) {
   }
   $("#panel-size").hidden = view !== "size";
   $("#panel-compare").hidden = view !== "compare";
-  updateUrl();
+  if (!keepUrl) updateUrl();
 }
 
 function onTabKey(event) {
@@ -341,13 +343,10 @@ function updateKind() {
     setDisabled(element, !shown);
   }
   const tokens = TOKEN_DEFAULTS[kind];
-  const before = TOKEN_DEFAULTS[previous];
-  if (tokens && before && previous !== kind) {
-    // Swap in this kind's default unless the figure was changed by hand.
-    if (field("train_tokens").value === before[0] && field("token_unit").value === before[1]) {
-      field("train_tokens").value = tokens[0];
-      field("token_unit").value = tokens[1];
-    }
+  if (tokens && previous !== kind && !field("train_tokens").dataset.edited) {
+    // Pre-training and fine-tuning runs differ in size by orders of magnitude: each kind starts from its own.
+    field("train_tokens").value = tokens[0];
+    field("token_unit").value = tokens[1];
   }
   renderPrecisionOptions();
   renderModelOptions();
@@ -443,6 +442,7 @@ function fillForm(recommendation) {
     const unit = TOKEN_UNITS.find((candidate) => workload.train_tokens >= Number(candidate)) ?? "1e3";
     field("token_unit").value = unit;
     field("train_tokens").value = String(Number((workload.train_tokens / Number(unit)).toPrecision(6)));
+    field("train_tokens").dataset.edited = "true";
   }
   const constraints = recommendation.constraints ?? {};
   for (const input of $$('#workload-form input[name="vendors"]')) {
@@ -469,7 +469,7 @@ function setBusy(region, busy) {
   region.setAttribute("aria-busy", String(busy));
 }
 
-async function recommend(body) {
+async function recommend(body, { reveal = false } = {}) {
   state.recController?.abort();
   const controller = new AbortController();
   state.recController = controller;
@@ -481,13 +481,22 @@ async function recommend(body) {
     state.recommendation = recommendation;
     setLoading(null);
     updateUrl();
+    if (reveal) revealTop($("#results"));
   } catch (error) {
     if (controller.signal.aborted) return;
     setLoading(null);
     showError(error);
+    if (reveal) revealTop($("#alert"));
   } finally {
     if (state.recController === controller) state.recController = null;
   }
+}
+
+/** Scroll an answer's top into view when it is above the screen (the form is long); focus stays where it is. */
+function revealTop(element) {
+  if (element.getBoundingClientRect().top >= 0) return;
+  const smooth = window.matchMedia("(prefers-reduced-motion: no-preference)").matches;
+  element.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
 }
 
 /** Say what is being loaded (or, with null, show what there is). */
@@ -514,6 +523,7 @@ async function loadShared(id) {
     state.recLoading = null;
     setBusy($("#results"), false);
     applyLanguage();
+    updateUrl();
   } catch (error) {
     setLoading(null);
     showError(error.status === 404 ? new RequestError(t("error.notFound"), error) : error);
@@ -579,9 +589,15 @@ function renderOptions(options, kind, currency) {
   const table = $("#options");
   const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
   const headings = ["col.rank", "col.gpu", "col.config", "col.fits", "col.throughput", "col.hourly", costLabel,
-    "col.pricing", "col.notes"];
-  $("thead", table).replaceChildren(h("tr", {}, headings.map((key) => h("th", { scope: "col", text: t(key) }))));
-  const rows = options.map((option) => {
+    "col.pricing"];
+  $("thead", table).replaceChildren(
+    h(
+      "tr",
+      {},
+      headings.map((key) => h("th", { scope: "col", id: `options-${key.replace(".", "-")}`, text: t(key) })),
+    ),
+  );
+  const rows = options.flatMap((option) => {
     const throughput = throughputOf(option, kind);
     const cost = option.cost;
     const optionCurrency = cost?.currency ?? currency;
@@ -616,8 +632,14 @@ function renderOptions(options, kind, currency) {
           h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
         ]
       : [t("pricing.none")];
-    const notes = [];
-    if (option.warnings?.length) notes.push(h("ul", { class: "notes" }, option.warnings.map((w) => h("li", { text: w }))));
+    // Warnings and reasons are sentences: they get a full-width row under their option instead of a narrow column.
+    const rowId = `option-${option.rank}`;
+    const notes = [h("span", { class: "notes-label", text: `${t("col.notes")}: ` })];
+    if (option.warnings?.length) {
+      notes.push(h("ul", { class: "notes" }, option.warnings.map((warning) => h("li", { text: warning }))));
+    } else {
+      notes.push(t("notes.none"));
+    }
     if (option.reasons?.length) {
       notes.push(
         h(
@@ -628,20 +650,30 @@ function renderOptions(options, kind, currency) {
         ),
       );
     }
-    if (!notes.length) notes.push(t("notes.none"));
-    return h(
-      "tr",
-      { "data-rank": option.rank },
-      h("td", { class: "num", text: option.rank }),
-      h("th", { scope: "row", class: "gpu" }, h("span", { text: option.gpu.name }), h("span", { class: "sub", text: option.gpu.vendor.toUpperCase() })),
-      h("td", { class: "stack" }, config),
-      h("td", { class: "stack" }, fits),
-      h("td", { class: "stack num" }, throughputCell),
-      h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
-      h("td", { class: "num", text: money(cost?.[costField], optionCurrency) }),
-      h("td", { class: "stack" }, pricing),
-      h("td", { class: "notes-cell" }, notes),
-    );
+    return [
+      h(
+        "tr",
+        { "data-rank": option.rank, class: "option" },
+        h("td", { class: "num rank", rowspan: 2, text: option.rank }),
+        h(
+          "th",
+          { scope: "row", id: rowId, class: "gpu" },
+          h("span", { text: option.gpu.name }),
+          h("span", { class: "sub", text: option.gpu.vendor.toUpperCase() }),
+        ),
+        h("td", { class: "stack" }, config),
+        h("td", { class: "stack" }, fits),
+        h("td", { class: "stack num" }, throughputCell),
+        h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
+        h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
+        h("td", { class: "stack" }, pricing),
+      ),
+      h(
+        "tr",
+        { class: "option-notes" },
+        h("td", { colspan: headings.length - 1, headers: rowId, class: "notes-cell" }, notes),
+      ),
+    ];
   });
   $("tbody", table).replaceChildren(...rows);
 }
@@ -755,7 +787,8 @@ function drawChart(options, kind, currency) {
       t("chart.y", { unit }) + (y.log ? ` · ${t("chart.log")}` : ""),
     ),
   );
-  const placed = [];
+  // Labels keep clear of every point and of each other.
+  const placed = points.map((point) => ({ left: x.map(point.x) - 7, top: y.map(point.y) - 7, width: 14, height: 14 }));
   const marks = s("g", { class: "marks" });
   // Draw the best option last so it sits on top.
   for (const point of [...points].reverse()) {
@@ -775,6 +808,15 @@ function drawChart(options, kind, currency) {
         "g",
         { class: point.option.rank === 1 ? "point best" : "point", "data-rank": point.option.rank },
         s("title", {}, description),
+        box.top > py + 2 || box.top + box.height < py - 2
+          ? s("line", {
+              class: "leader",
+              x1: px,
+              y1: py,
+              x2: box.anchor === "start" ? box.left : box.left + box.width,
+              y2: box.top + box.height / 2,
+            })
+          : null,
         s("circle", { cx: px, cy: py, r: point.option.rank === 1 ? 7 : 5.5 }),
         s("text", { x: box.textX, y: box.textY, "text-anchor": box.anchor }, label),
       ),
@@ -787,6 +829,7 @@ function drawChart(options, kind, currency) {
 function labelBox(label, px, py, placed, bounds) {
   const width = label.length * 6.6 + 4;
   const heightPx = 14;
+  const gap = 6;
   const candidates = [];
   for (const dy of [0, -14, 14, -28, 28, -42, 42]) {
     candidates.push({ anchor: "start", left: px + 9, dy }, { anchor: "end", left: px - 9 - width, dy });
@@ -796,7 +839,13 @@ function labelBox(label, px, py, placed, bounds) {
     box.left + width <= bounds.right + 20 &&
     box.top >= bounds.top - 10 &&
     box.top + heightPx <= bounds.bottom + 4 &&
-    !placed.some((other) => box.left < other.left + other.width && other.left < box.left + width && box.top < other.top + other.height && other.top < box.top + heightPx);
+    !placed.some(
+      (other) =>
+        box.left < other.left + other.width + gap &&
+        other.left < box.left + width + gap &&
+        box.top < other.top + other.height &&
+        other.top < box.top + heightPx,
+    );
   for (const candidate of candidates) {
     const box = { left: candidate.left, top: py - 10 + candidate.dy, width, height: heightPx };
     if (fits(box)) {
@@ -890,8 +939,8 @@ function renderComparison() {
   const items = comparison.items ?? [];
   const ratios = new Map((comparison.ratios ?? []).map((ratio) => [ratio.gpu, ratio]));
   const baseline = comparison.baseline;
-  const withRatio = (gpu, value, key, digits) => {
-    const text = number(value, digits);
+  const withRatio = (gpu, value, key, digits, format = (figure) => number(figure, digits)) => {
+    const text = value === null || value === undefined ? t("spec.notAvailable") : format(value);
     const ratio = ratios.get(gpu.id)?.[key];
     if (gpu.id === baseline || ratio === null || ratio === undefined || value === null || value === undefined) return text;
     return `${text} (${number(ratio, 2)}×)`;
@@ -909,8 +958,8 @@ function renderComparison() {
     ["spec.fp4", (gpu) => number(gpu.tflops?.fp4, 0)],
     ["spec.tdp", (gpu) => withRatio(gpu, gpu.tdp_w, "tdp_w", 0)],
     ["spec.interconnect", (gpu) => gpu.interconnect?.description ?? t("spec.notAvailable")],
-    ["spec.ecosystem", (gpu) => (gpu.ecosystem ?? "").toUpperCase()],
-    ["spec.price", (gpu) => withRatio(gpu, price(gpu), "usd_per_gpu_hour", 2)],
+    ["spec.ecosystem", (gpu) => ECOSYSTEMS[gpu.ecosystem] ?? gpu.ecosystem],
+    ["spec.price", (gpu) => withRatio(gpu, price(gpu), "usd_per_gpu_hour", 2, (figure) => money(figure, "USD"))],
   ];
   const table = $("#compare-table");
   $("thead", table).replaceChildren(
@@ -954,9 +1003,14 @@ function wire() {
   });
   form().addEventListener("submit", (event) => {
     event.preventDefault();
-    recommend(buildRequest());
+    recommend(buildRequest(), { reveal: true });
   });
-  form().addEventListener("input", (event) => event.target.removeAttribute?.("aria-invalid"));
+  form().addEventListener("input", (event) => {
+    event.target.removeAttribute?.("aria-invalid");
+    if (event.target === field("train_tokens") || event.target === field("token_unit")) {
+      field("train_tokens").dataset.edited = "true";
+    }
+  });
   $("#copy-link").addEventListener("click", copyLink);
   $("#compare-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -977,7 +1031,8 @@ async function start() {
   const sharedId = params.get("rec");
   const compareIds = (params.get("compare") ?? "").split(",").filter(Boolean).slice(0, 4);
   if (compareIds.length || params.get("view") === "compare") state.view = "compare";
-  selectView(state.view);
+  // The address stays as it came until what it names is loaded.
+  selectView(state.view, { keepUrl: true });
   setLoading("loading.catalog");
   try {
     await loadCatalog();
