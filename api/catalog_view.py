@@ -130,28 +130,6 @@ def comparison_read(view: CatalogView, gpus: list[Gpu], lang: Lang) -> GpuCompar
     )
 
 
-def matching_offers(
-    catalog: Catalog,
-    today: date,
-    *,
-    gpu_id: str | None = None,
-    provider: str | None = None,
-    pricing: Pricing | None = None,
-    max_usd_per_gpu_hour: float | None = None,
-    max_age_days: int | None = None,
-) -> list[Offer]:
-    """The offers that pass every given filter, in catalog order."""
-    return [
-        offer
-        for offer in catalog.offers
-        if (gpu_id is None or offer.gpu == gpu_id)
-        and (provider is None or offer.provider == provider)
-        and (pricing is None or offer.pricing == pricing)
-        and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
-        and (max_age_days is None or offer.age_days(today) <= max_age_days)
-    ]
-
-
 class NotInCatalog(LookupError):
     """A name a catalog read asked for that the catalog does not hold, with the closest ids."""
 
@@ -215,15 +193,15 @@ def offer_list(
     offset: int = 0,
 ) -> OfferList:
     """A page of the matching offers, sorted (GET /v1/offers): as_of sorts newest first unless `order` says."""
-    offers = matching_offers(
-        catalog,
-        today,
-        gpu_id=gpu_id,
-        provider=provider,
-        pricing=pricing,
-        max_usd_per_gpu_hour=max_usd_per_gpu_hour,
-        max_age_days=max_age_days,
-    )
+    offers = [
+        offer
+        for offer in catalog.offers
+        if (gpu_id is None or offer.gpu == gpu_id)
+        and (provider is None or offer.provider == provider)
+        and (pricing is None or offer.pricing == pricing)
+        and (max_usd_per_gpu_hour is None or offer.usd_per_gpu_hour <= max_usd_per_gpu_hour)
+        and (max_age_days is None or offer.age_days(today) <= max_age_days)
+    ]
     descending = order == "desc" if order else sort == "as_of"
     offers.sort(key=_OFFER_KEYS[sort], reverse=descending)
     page = offers[offset : offset + limit]

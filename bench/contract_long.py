@@ -262,12 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcome = live_server.run_in_workdir("contract_long", lambda workdir: run(args, workdir))
     if isinstance(outcome, int):
         return outcome
-    report = text_report(outcome)
-    if args.json:
-        print(report, file=sys.stderr)
-        print(json.dumps(outcome, indent=2))
-    else:
-        print(report)
+    live_server.print_outcome(outcome, text_report, args.json)
     failed = (
         outcome["meta"]["schemathesis_exit_code"] != 0
         or bool(outcome["cases_with_failures"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import re
@@ -689,3 +690,13 @@ def non_200_exit(prog: str, results: Sequence[HttpResult]) -> int:
         print(f"{prog}: non-200 answers: {names}", file=sys.stderr)
         return 1
     return 0
+
+
+def print_outcome(outcome: dict[str, Any], text_report: Callable[[dict[str, Any]], str], as_json: bool) -> None:
+    """Print a finished run: the text report, or JSON on stdout with the text on stderr."""
+    report = text_report(outcome)
+    if as_json:
+        print(report, file=sys.stderr)
+        print(json.dumps(outcome, indent=2))
+    else:
+        print(report)

@@ -664,12 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     outcome = live_server.run_in_workdir("load", lambda workdir: run(args, workdir))
     if isinstance(outcome, int):
         return outcome
-    report = text_report(outcome)
-    if args.json:
-        print(report, file=sys.stderr)
-        print(json.dumps(outcome, indent=2))
-    else:
-        print(report)
+    live_server.print_outcome(outcome, text_report, args.json)
     failed = outcome["overall"]["errors"] + (outcome["warmup"]["errors"] if outcome["warmup"] else 0)
     if failed:
         print(f"load: {failed} requests failed (any answer but 2xx, or a transport error)", file=sys.stderr)
