@@ -2,8 +2,9 @@
 
 Run from the repository root:
 
-    uv run --with pyinstrument python bench/profile_recommend.py             # pyinstrument, call tree
+    uv run --with pyinstrument python bench/profile_recommend.py             # pyinstrument
     uv run python bench/profile_recommend.py                                 # cProfile when pyinstrument is absent
+    uv run --with pyinstrument python bench/profile_recommend.py --workload 405b --tree
     uv run python bench/profile_recommend.py --calls 500 --top 40 --cprofile
 
 Each workload is converted once and warmed up, then `--calls` recommendations per workload run under the

@@ -303,6 +303,7 @@ class Catalog:
         "_offers_by_gpu",
         "_providers",
         "_systems",
+        "_systems_by_gpu",
         "gpus",
         "models",
         "offers",
@@ -345,6 +346,10 @@ class Catalog:
         for offer in self.offers:
             offers_by_gpu.setdefault(offer.gpu, []).append(offer)
         self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
+        systems_by_gpu: dict[str, list[System]] = {}
+        for system in self.systems:
+            systems_by_gpu.setdefault(system.gpu, []).append(system)
+        self._systems_by_gpu = {gpu: tuple(items) for gpu, items in systems_by_gpu.items()}
         self.version = hashlib.sha256(
             msgspec.json.encode([self.gpus, self.systems, self.providers, self.offers, self.models])
         ).hexdigest()[:16]
@@ -390,6 +395,10 @@ class Catalog:
     def offers_for_gpu(self, gpu_id: str) -> tuple[Offer, ...]:
         """Every offer for this GPU, ordered by id."""
         return self._offers_by_gpu.get(gpu_id, ())
+
+    def systems_for_gpu(self, gpu_id: str) -> tuple[System, ...]:
+        """Every system built on this GPU, ordered by id."""
+        return self._systems_by_gpu.get(gpu_id, ())
 
     def lowest_prices(self, gpu_id: str) -> dict[Pricing, Offer]:
         """The cheapest offer per pricing model for this GPU (ties broken by offer id)."""

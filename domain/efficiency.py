@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from domain.catalog import Gpu, LinkKind
@@ -34,12 +35,19 @@ class Factor:
 
     def at(self, scenario: Scenario) -> float:
         """The value a scenario uses: pessimistic takes the slow end of the band, optimistic the fast end."""
-        if scenario == "expected":
-            return self.expected
-        fast, slow = (self.high, self.low) if self.higher_is_faster else (self.low, self.high)
-        return fast if scenario == "optimistic" else slow
+        return self._by_scenario[scenario]
 
     def describe(self) -> str:
+        return self._description
+
+    # Worked out once per factor: the factors are constants, and every estimate asks for them many times.
+    @cached_property
+    def _by_scenario(self) -> dict[str, float]:
+        fast, slow = (self.high, self.low) if self.higher_is_faster else (self.low, self.high)
+        return {"expected": self.expected, "optimistic": fast, "pessimistic": slow}
+
+    @cached_property
+    def _description(self) -> str:
         return f"{self.expected:g} ({self.low:g}-{self.high:g})"
 
 

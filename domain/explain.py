@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 # One template set per language; the logic that fills them is shared.
 _COMPARISON = {
     "en": {
-        "row": "{name} has {memory} the memory, {bandwidth} the bandwidth and {bf16} the dense BF16 compute "
-        "at {price} the on-demand price",
+        "row": "{name} has {memory} the memory, {bandwidth} the bandwidth and {bf16} the dense BF16 compute",
+        "price": " at {price} the on-demand price",
+        "no_price": " (no on-demand price to compare)",
         "rows": "Compared with {base}: {rows}. ",
         "alone": "{base}. ",
         "separator": "; ",
@@ -24,7 +25,9 @@ _COMPARISON = {
         "cheapest": " Cheapest on demand: {name} at ${price:.2f}/GPU-hour ({provider}, {as_of}).",
     },
     "zh": {
-        "row": "{name}：显存 {memory}，带宽 {bandwidth}，BF16 稠密算力 {bf16}，按需价格 {price}",
+        "row": "{name}：显存 {memory}，带宽 {bandwidth}，BF16 稠密算力 {bf16}",
+        "price": "，按需价格 {price}",
+        "no_price": "（无可比的按需价格）",
         "rows": "以 {base} 为基准：{rows}。",
         "alone": "{base}。",
         "separator": "；",
@@ -48,7 +51,11 @@ def comparison_summary(catalog: Catalog, rows: list[GpuRatios], lang: Lang) -> s
             memory=_times(r.memory_gb),
             bandwidth=_times(r.memory_bandwidth_gbps),
             bf16=_times(r.bf16_tflops),
-            price=_times(r.usd_per_gpu_hour),
+        )
+        + (
+            text["price"].format(price=_times(r.usd_per_gpu_hour))
+            if r.usd_per_gpu_hour is not None
+            else text["no_price"]
         )
         for r in rows[1:]
     ]
@@ -326,7 +333,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "best": "Best option: {configuration}, {parts}.",
         "missed": " No configuration meets every target.",
         "runner_up": " Runner-up: {configuration}.",
-        "excluded": " {count} GPUs were left out; `excluded` says why.",
+        "excluded": " {count} GPUs were left out; the exclusions list says why.",
         "separator": ", ",
     },
     "zh": {
@@ -334,7 +341,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "best": "首选：{configuration}，{parts}。",
         "missed": "注意：没有配置能满足全部目标。",
         "runner_up": "次选：{configuration}。",
-        "excluded": "另有 {count} 种 GPU 被排除（原因见 excluded）。",
+        "excluded": "另有 {count} 种 GPU 被排除（原因见排除列表）。",
         "separator": "，",
     },
 }
@@ -465,7 +472,9 @@ def estimate_summary(kind: str, option: Option, lang: Lang) -> str:
         reason = option.reasons[0] if option.reasons else ""
         return text["no_fit"].format(configuration=_configuration(option, lang), reason=reason)
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
-    return text["fits"].format(configuration=_configuration(option, lang), parts=_SUMMARY[lang]["separator"].join(parts))
+    return text["fits"].format(
+        configuration=_configuration(option, lang), parts=_SUMMARY[lang]["separator"].join(parts)
+    )
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {
@@ -476,7 +485,8 @@ _OFFERS: dict[Lang, dict[str, str]] = {
     },
     "zh": {
         "none": "目录中没有符合条件的报价。",
-        "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），每 GPU 小时 ${price:,.2f}（价格日期 {as_of}）。",
+        "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），"
+        "每 GPU 小时 ${price:,.2f}（价格日期 {as_of}）。",
     },
 }
 

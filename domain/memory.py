@@ -132,18 +132,53 @@ def inference_memory(
     pipeline: int,
 ) -> InferenceMemory:
     """Whether the model loads, and how many sequences of `sequence_tokens` fit beside it."""
-    usable = GPU_MEMORY_UTILIZATION * usable_memory_bytes(gpu)
-    weights = weights_bytes(model, precision) / (tensor_parallel * pipeline)
-    reserve = runtime_reserve_bytes(model)
-    per_sequence = kv_bytes_per_sequence(model, kv_precision, sequence_tokens, tensor_parallel, pipeline)
-    free = usable - weights - reserve
-    return InferenceMemory(
-        usable_bytes=usable,
-        weights_bytes=weights,
-        reserve_bytes=reserve,
-        kv_bytes_per_sequence=per_sequence,
-        max_concurrency=max(0, int(free // per_sequence)) if per_sequence > 0 else 0,
-    )
+    shape = InstanceShape.of(model, precision, kv_precision, sequence_tokens, tensor_parallel, pipeline)
+    return shape.memory(usable_memory_bytes(gpu))
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceShape:
+    """Per-GPU weights, runtime reserve and KV cache per sequence of one model instance (tensor x pipeline GPUs).
+
+    None of it depends on the GPU, so a search over GPUs computes it once per instance shape.
+    """
+
+    weights_bytes: float
+    reserve_bytes: float
+    kv_bytes_per_sequence: float
+
+    @classmethod
+    def of(
+        cls,
+        model: LlmModel,
+        precision: str,
+        kv_precision: str,
+        sequence_tokens: int,
+        tensor_parallel: int,
+        pipeline: int,
+    ) -> InstanceShape:
+        per_sequence = kv_bytes_per_sequence(model, kv_precision, sequence_tokens, tensor_parallel, pipeline)
+        return cls(
+            weights_bytes=weights_bytes(model, precision) / (tensor_parallel * pipeline),
+            reserve_bytes=runtime_reserve_bytes(model),
+            kv_bytes_per_sequence=per_sequence,
+        )
+
+    def memory(self, gpu_usable_bytes: float) -> InferenceMemory:
+        """The instance on GPUs with this usable memory (`usable_memory_bytes`), of which the engine takes its share."""
+        return InferenceMemory(
+            usable_bytes=GPU_MEMORY_UTILIZATION * gpu_usable_bytes,
+            weights_bytes=self.weights_bytes,
+            reserve_bytes=self.reserve_bytes,
+            kv_bytes_per_sequence=self.kv_bytes_per_sequence,
+            max_concurrency=self.max_concurrency(gpu_usable_bytes),
+        )
+
+    def max_concurrency(self, gpu_usable_bytes: float) -> int:
+        """Sequences whose KV cache fits beside the weights: `memory(...).max_concurrency`, without building it."""
+        per_sequence = self.kv_bytes_per_sequence
+        free = GPU_MEMORY_UTILIZATION * gpu_usable_bytes - self.weights_bytes - self.reserve_bytes
+        return max(0, int(free // per_sequence)) if per_sequence > 0 else 0
 
 
 def lora_params(model: LlmModel, rank: int) -> float:
@@ -187,25 +222,101 @@ def activation_bytes(model: LlmModel, sequence_length: int, tensor_parallel: int
     its 2 s h input, plus one layer live while it is recomputed (Megatron's recompute-num-layers). Logits add
     s x vocab x 6 bytes.
     """
-    s, h = sequence_length, model.hidden_size
-    live = 43.0 * s * h
-    kept = (model.layers - recompute_layers) * live + recompute_layers * 2.0 * s * h
-    if recompute_layers:
-        kept += live
-    return (kept + s * model.vocab_size * 6.0) / tensor_parallel
+    return Activations(model, sequence_length).bytes(tensor_parallel, recompute_layers)
 
 
 def recompute_layers_needed(model: LlmModel, spare_bytes: float, sequence_length: int, tensor_parallel: int) -> int:
     """The fewest fully recomputed layers that bring activations within `spare_bytes` (layers + 1 if impossible)."""
-    s, h = sequence_length, model.hidden_size
-    if activation_bytes(model, s, tensor_parallel, 0) <= spare_bytes:
-        return 0
-    # Each recomputed layer frees 41 s h bytes; the first also costs one live layer.
-    for_all = activation_bytes(model, s, tensor_parallel, model.layers)
-    if for_all > spare_bytes:
-        return model.layers + 1
-    excess = activation_bytes(model, s, tensor_parallel, 0) + 43.0 * s * h / tensor_parallel - spare_bytes
-    return min(model.layers, max(1, math.ceil(excess / (41.0 * s * h / tensor_parallel))))
+    return Activations(model, sequence_length).recompute_layers_needed(spare_bytes, tensor_parallel)
+
+
+class Activations:
+    """Activation memory of one model at one sequence length: the figures that do not depend on the layout.
+
+    A search over tensor-parallel sizes and recomputation builds this once instead of once per layout.
+    """
+
+    __slots__ = (
+        "_all_recomputed",
+        "_freed_per_layer",
+        "_none_recomputed",
+        "hidden_size",
+        "layers",
+        "live_layer",
+        "logits",
+        "sequence_length",
+    )
+
+    def __init__(self, model: LlmModel, sequence_length: int) -> None:
+        s, h = sequence_length, model.hidden_size
+        self.layers = model.layers
+        self.sequence_length = s
+        self.hidden_size = h
+        self.live_layer = 43.0 * s * h  # a layer that keeps its activations
+        self.logits = s * model.vocab_size * 6.0
+        self._freed_per_layer = 41.0 * s * h
+        # The two ends of every search, before the tensor-parallel split.
+        self._none_recomputed = self._unsplit(0)
+        self._all_recomputed = self._unsplit(self.layers)
+
+    def _unsplit(self, recompute_layers: int) -> float:
+        s, h, live = self.sequence_length, self.hidden_size, self.live_layer
+        kept = (self.layers - recompute_layers) * live + recompute_layers * 2.0 * s * h
+        if recompute_layers:
+            kept += live
+        return kept + self.logits
+
+    def bytes(self, tensor_parallel: int, recompute_layers: int) -> float:
+        """Activations on one GPU with `recompute_layers` layers fully recomputed (see `activation_bytes`)."""
+        return self._unsplit(recompute_layers) / tensor_parallel
+
+    def recompute_layers_needed(self, spare_bytes: float, tensor_parallel: int) -> int:
+        """The fewest fully recomputed layers that bring activations within `spare_bytes` (layers + 1 if impossible)."""
+        none_recomputed = self._none_recomputed / tensor_parallel
+        if none_recomputed <= spare_bytes:
+            return 0
+        # Each recomputed layer frees 41 s h bytes; the first also costs one live layer.
+        if self._all_recomputed / tensor_parallel > spare_bytes:
+            return self.layers + 1
+        excess = none_recomputed + self.live_layer / tensor_parallel - spare_bytes
+        return min(self.layers, max(1, math.ceil(excess / (self._freed_per_layer / tensor_parallel))))
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingStates:
+    """Weights and optimizer states of one model and method, before sharding over GPUs (ZeRO-3/FSDP).
+
+    A search over GPU counts and tensor-parallel sizes builds this once instead of once per layout.
+    """
+
+    weights: float  # every parameter at its stored precision
+    gathered_layers: float  # the full bf16 weights of the layers in flight, before the tensor-parallel split
+    optimizer: float  # gradients, master weights and moments of the trainable parameters
+
+    @classmethod
+    def of(cls, model: LlmModel, *, method: str, optimizer: str, lora_rank: int = 16) -> TrainingStates:
+        params = model.params_b * 1e9
+        # ZeRO-3 gathers a layer's full weights before using it; two layers are in flight with prefetching.
+        gathered = 2 * params / model.layers * 2.0
+        if method in ("lora", "qlora"):
+            base_bytes = BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]
+            adapters = lora_params(model, lora_rank)
+            return cls(params * base_bytes, gathered, adapters * STATE_BYTES[optimizer])
+        return cls(params * 2.0, gathered, params * (STATE_BYTES[optimizer] - 2.0))
+
+    def weights_bytes(self, gpus: int, tensor_parallel: int) -> float:
+        """Weights per GPU: a 1/gpus shard plus the gathered layers when data parallelism shards them."""
+        gathered = self.gathered_layers / tensor_parallel if gpus > tensor_parallel else 0.0
+        return self.weights / gpus + gathered
+
+    def optimizer_bytes(self, gpus: int) -> float:
+        """Optimizer states per GPU."""
+        return self.optimizer / gpus
+
+
+def training_usable_bytes(gpu: Gpu) -> float:
+    """Memory a training configuration may fill: the usable memory less 2 GiB."""
+    return usable_memory_bytes(gpu) - 2 * GIB
 
 
 def training_memory(
@@ -221,22 +332,12 @@ def training_memory(
     lora_rank: int = 16,
 ) -> TrainingMemory:
     """Per-GPU memory with parameters, gradients and optimizer states sharded over all GPUs (ZeRO-3/FSDP)."""
-    params = model.params_b * 1e9
-    # ZeRO-3 gathers a layer's full weights before using it; two layers are in flight with prefetching.
-    gathered = 2 * params / model.layers * 2.0 / tensor_parallel if gpus > tensor_parallel else 0.0
-    if method in ("lora", "qlora"):
-        base_bytes = BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]
-        adapters = lora_params(model, lora_rank)
-        weights = params * base_bytes / gpus + gathered
-        optimizer_bytes = adapters * STATE_BYTES[optimizer] / gpus
-    else:
-        weights = params * 2.0 / gpus + gathered
-        optimizer_bytes = params * (STATE_BYTES[optimizer] - 2.0) / gpus
+    states = TrainingStates.of(model, method=method, optimizer=optimizer, lora_rank=lora_rank)
     return TrainingMemory(
-        usable_bytes=usable_memory_bytes(gpu) - 2 * GIB,
-        weights_bytes=weights,
-        optimizer_bytes=optimizer_bytes,
-        activations_bytes=activation_bytes(model, sequence_length, tensor_parallel, recompute_layers),
+        usable_bytes=training_usable_bytes(gpu),
+        weights_bytes=states.weights_bytes(gpus, tensor_parallel),
+        optimizer_bytes=states.optimizer_bytes(gpus),
+        activations_bytes=Activations(model, sequence_length).bytes(tensor_parallel, recompute_layers),
     )
 
 
@@ -264,13 +365,30 @@ class DiffusionMemory:
 
 def diffusion_memory(model: DiffusionModel, gpu: Gpu, precision: str, width: int, height: int) -> DiffusionMemory:
     """Denoiser, text encoders and VAE resident on one GPU, plus activations growing with the image."""
-    params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
-    # Text encoders and the VAE stay in 16-bit when the denoiser is quantised.
-    denoiser_bytes = model.denoiser.params_b * 1e9 * BYTES_PER_PARAM[precision]
-    rest_bytes = (params - model.denoiser.params_b) * 1e9 * max(BYTES_PER_PARAM[precision], 2.0)
-    activations = 1.5 * GB * diffusion_scale(width, height) + 1 * GIB
-    return DiffusionMemory(
-        usable_bytes=usable_memory_bytes(gpu),
-        weights_bytes=denoiser_bytes + rest_bytes,
-        activations_bytes=activations,
-    )
+    return DiffusionPipeline.of(model, precision, width, height).memory(usable_memory_bytes(gpu))
+
+
+@dataclass(frozen=True, slots=True)
+class DiffusionPipeline:
+    """Weights and activations of one pipeline at one image size: none of it depends on the GPU.
+
+    A search over GPUs computes this once instead of once per GPU.
+    """
+
+    weights_bytes: float
+    activations_bytes: float
+
+    @classmethod
+    def of(cls, model: DiffusionModel, precision: str, width: int, height: int) -> DiffusionPipeline:
+        params = model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b
+        # Text encoders and the VAE stay in 16-bit when the denoiser is quantised.
+        denoiser_bytes = model.denoiser.params_b * 1e9 * BYTES_PER_PARAM[precision]
+        rest_bytes = (params - model.denoiser.params_b) * 1e9 * max(BYTES_PER_PARAM[precision], 2.0)
+        activations = 1.5 * GB * diffusion_scale(width, height) + 1 * GIB
+        return cls(weights_bytes=denoiser_bytes + rest_bytes, activations_bytes=activations)
+
+    def memory(self, gpu_usable_bytes: float) -> DiffusionMemory:
+        """The pipeline on a GPU with this usable memory (`usable_memory_bytes`)."""
+        return DiffusionMemory(
+            usable_bytes=gpu_usable_bytes, weights_bytes=self.weights_bytes, activations_bytes=self.activations_bytes
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from domain.catalog import DiffusionModel, Gpu, LlmModel
+from domain.catalog import DiffusionModel, Gpu, LinkKind, LlmModel
 from domain.efficiency import (
     FP8_PREFILL,
     INTER_NODE_GBPS,
@@ -61,21 +61,18 @@ def compute_tflops(gpu: Gpu, precision: str) -> float | None:
     return half  # weight-only int4/fp4: 16-bit tensor cores needed
 
 
-@dataclass(frozen=True)
-class LinkModel:
-    """The GPU link a tensor-parallel group uses."""
+def tensor_link_gbps(gpu: Gpu, tensor_parallel: int) -> float:
+    """Bandwidth (one direction) of the GPU link inside a tensor-parallel group."""
+    if _link_kind(gpu, tensor_parallel) == "pcie":
+        return PCIE_GBPS
+    return (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
 
-    gbps: float
-    alpha_s: float
 
-
-def tensor_link(gpu: Gpu, tensor_parallel: int, scenario: Scenario) -> LinkModel:
-    """Bandwidth (one direction) and per-collective latency inside a tensor-parallel group."""
+def _link_kind(gpu: Gpu, tensor_parallel: int) -> LinkKind:
     kind = gpu.interconnect.kind
     if kind == "nvlink_bridge" and tensor_parallel > 2:
-        kind = "pcie"  # bridges join pairs only; larger groups talk over PCIe
-    bandwidth = PCIE_GBPS if kind == "pcie" else (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
-    return LinkModel(gbps=bandwidth, alpha_s=LINK_ALPHA_US[kind].at(scenario) * 1e-6)
+        return "pcie"  # bridges join pairs only; larger groups talk over PCIe
+    return kind
 
 
 def attention_flops_per_position(model: LlmModel) -> float:
@@ -94,85 +91,6 @@ def _collectives(model: LlmModel, layers: float) -> float:
         return 2.0 * layers
     moe_share = (model.layers - model.moe.first_dense_layers) / model.layers
     return layers * (2.0 + moe_share)
-
-
-def tensor_parallel_seconds(
-    model: LlmModel, gpu: Gpu, tensor_parallel: int, tokens: float, layers: float, scenario: Scenario
-) -> float:
-    """All-reduces of `tokens` tokens' activations over `layers` layers: ring time alpha + 2(n-1)/n x M / link."""
-    if tensor_parallel == 1:
-        return 0.0
-    link = tensor_link(gpu, tensor_parallel, scenario)
-    message = tokens * model.hidden_size * 2.0
-    ring = 2.0 * (tensor_parallel - 1) / tensor_parallel * message / (link.gbps * 1e9)
-    return _collectives(model, layers) * (link.alpha_s + ring)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One decode step of the whole model instance."""
-
-    seconds: float
-    bound: Bound
-
-
-def decode_step(
-    model: LlmModel,
-    gpu: Gpu,
-    precision: str,
-    kv_precision: str,
-    tensor_parallel: int,
-    pipeline: int,
-    batch: int,
-    context: float,
-    scenario: Scenario,
-) -> Step:
-    """TPOT at `batch` sequences of mean context `context`: roofline + collectives + per-step floor."""
-    gpus_per_stage = tensor_parallel
-    layers = model.layers / pipeline
-    base, per_expert = moe_split(model)
-    weight_params = base + experts_touched(model, batch) * per_expert
-    weight_bytes = weight_params * BYTES_PER_PARAM[precision] / (tensor_parallel * pipeline)
-    kv_bytes = batch * kv_bytes_per_sequence(model, kv_precision, context, tensor_parallel, pipeline)
-    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense").at(scenario)
-    if precision in WEIGHT_ONLY:
-        mbu *= W4_DECODE.at(scenario)
-    t_memory = (weight_bytes + kv_bytes) / (gpu.memory_bandwidth_gbps * 1e9 * mbu)
-
-    peak = compute_tflops(gpu, precision) or 1.0
-    flops = (
-        2.0 * active_params(model) * batch + attention_flops_per_position(model) * context * model.layers * batch
-    ) / (gpus_per_stage * pipeline)
-    t_compute = flops / (peak * 1e12 * factor(gpu, "prefill_mfu").at(scenario))
-
-    t_comm = tensor_parallel_seconds(model, gpu, tensor_parallel, batch, layers, scenario)
-    floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense").at(scenario)
-    stage = max(t_memory, t_compute) + t_comm + layers * floor_us * 1e-6
-    seconds = pipeline * stage + (pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
-    if t_comm > max(t_memory, t_compute):
-        bound: Bound = "interconnect"
-    else:
-        bound = "memory" if t_memory >= t_compute else "compute"
-    return Step(seconds=seconds, bound=bound)
-
-
-def prefill_seconds(
-    model: LlmModel, gpu: Gpu, precision: str, tensor_parallel: int, pipeline: int, tokens: int, scenario: Scenario
-) -> tuple[float, float]:
-    """(time to prefill one sequence alone, the compute part that also competes with decoding under load)."""
-    d_attn = model.attention_heads * model.head_dim
-    flops = 2.0 * active_params(model) * tokens + 2.0 * model.layers * tokens * tokens * d_attn
-    gpus = tensor_parallel * pipeline
-    mfu = factor(gpu, "prefill_mfu").at(scenario)
-    if precision in ("fp8", "int8"):
-        mfu *= FP8_PREFILL.at(scenario)
-    peak = compute_tflops(gpu, precision) or 1.0
-    t_compute = flops / (gpus * peak * 1e12 * mfu)
-    weights = model.params_b * 1e9 * BYTES_PER_PARAM[precision] / gpus
-    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense").at(scenario)
-    t_memory = weights / (gpu.memory_bandwidth_gbps * 1e9 * mbu)
-    t_comm = tensor_parallel_seconds(model, gpu, tensor_parallel, tokens, model.layers, scenario)
-    return max(t_compute, t_memory) + t_comm, t_compute + t_comm
 
 
 @dataclass(frozen=True)
@@ -200,19 +118,117 @@ def serving_point(
     scenario: Scenario,
 ) -> ServingPoint:
     """Continuous batching: decode steps and the batch's prefills share the GPUs."""
-    context = input_tokens + output_tokens / 2
-    step = decode_step(model, gpu, precision, kv_precision, tensor_parallel, pipeline, batch, context, scenario)
-    alone, prefill_compute = prefill_seconds(model, gpu, precision, tensor_parallel, pipeline, input_tokens, scenario)
-    cycle = output_tokens * step.seconds + batch * prefill_compute
-    tokens_per_s = batch * output_tokens / cycle
-    return ServingPoint(
-        batch=batch,
-        tpot_s=step.seconds,
-        ttft_s=alone + step.seconds,
-        tokens_per_s=tokens_per_s,
-        requests_per_s=tokens_per_s / output_tokens,
-        bound=step.bound,
-    )
+    speed = InstanceSpeed(model, gpu, precision, kv_precision, tensor_parallel, pipeline, input_tokens, output_tokens)
+    return speed.point(batch, scenario)
+
+
+class InstanceSpeed:
+    """One model instance (tensor x pipeline GPUs of one kind) serving requests of one shape.
+
+    What depends on neither the batch nor the scenario is computed once, and the prefill once per scenario, so a
+    search over batch sizes and the three scenarios of an answer cost a few float operations per point.
+    """
+
+    def __init__(
+        self,
+        model: LlmModel,
+        gpu: Gpu,
+        precision: str,
+        kv_precision: str,
+        tensor_parallel: int,
+        pipeline: int,
+        input_tokens: int,
+        output_tokens: int,
+    ) -> None:
+        self.model, self.gpu, self.precision = model, gpu, precision
+        self.tensor_parallel, self.pipeline = tensor_parallel, pipeline
+        self.input_tokens, self.output_tokens = input_tokens, output_tokens
+        self.gpus = tensor_parallel * pipeline
+        context = input_tokens + output_tokens / 2  # the mean context while decoding
+        self.layers = model.layers / pipeline  # per pipeline stage
+        self.base_params, self.expert_params = moe_split(model)
+        self.bytes_per_param = BYTES_PER_PARAM[precision]
+        self.kv_bytes_per_sequence = kv_bytes_per_sequence(model, kv_precision, context, tensor_parallel, pipeline)
+        self.bandwidth = gpu.memory_bandwidth_gbps * 1e9
+        peak = compute_tflops(gpu, precision) or 1.0
+        self.peak_flops = peak * 1e12
+        self.all_peak_flops = self.gpus * peak * 1e12
+        self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
+        self.mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
+        self.mfu = factor(gpu, "prefill_mfu")
+        self.floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+        self.link_alpha_us = LINK_ALPHA_US[_link_kind(gpu, tensor_parallel)]
+        self.ring_share = 2.0 * (tensor_parallel - 1) / tensor_parallel
+        self.link_bytes_per_s = tensor_link_gbps(gpu, tensor_parallel) * 1e9
+        self.step_collectives = _collectives(model, self.layers)
+        self.prefill_collectives = _collectives(model, model.layers)
+        self._prefills: dict[Scenario, tuple[float, float]] = {}
+
+    def point(self, batch: int, scenario: Scenario) -> ServingPoint:
+        """`batch` sequences at a time in a scenario (see `serving_point`)."""
+        tpot_s, bound = self.step(batch, scenario)
+        alone, prefill_compute = self.prefill(scenario)
+        output_tokens = self.output_tokens
+        cycle = output_tokens * tpot_s + batch * prefill_compute
+        tokens_per_s = batch * output_tokens / cycle
+        return ServingPoint(
+            batch=batch,
+            tpot_s=tpot_s,
+            ttft_s=alone + tpot_s,
+            tokens_per_s=tokens_per_s,
+            requests_per_s=tokens_per_s / output_tokens,
+            bound=bound,
+        )
+
+    def step(self, batch: int, scenario: Scenario) -> tuple[float, Bound]:
+        """TPOT at `batch` sequences of the mean context: roofline + collectives + per-step floor; and its bound."""
+        weight_params = self.base_params + experts_touched(self.model, batch) * self.expert_params
+        weight_bytes = weight_params * self.bytes_per_param / self.gpus
+        kv_bytes = batch * self.kv_bytes_per_sequence
+        mbu = self.mbu.at(scenario)
+        if self.precision in WEIGHT_ONLY:
+            mbu *= W4_DECODE.at(scenario)
+        t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * mbu)
+
+        flops = (self.active_flops * batch + self.attention_flops * batch) / self.gpus
+        t_compute = flops / (self.peak_flops * self.mfu.at(scenario))
+
+        t_comm = self._tensor_parallel_seconds(batch, self.step_collectives, scenario)
+        stage = max(t_memory, t_compute) + t_comm + self.layers * self.floor_us.at(scenario) * 1e-6
+        seconds = self.pipeline * stage + (self.pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
+        if t_comm > max(t_memory, t_compute):
+            return seconds, "interconnect"
+        return seconds, "memory" if t_memory >= t_compute else "compute"
+
+    def prefill(self, scenario: Scenario) -> tuple[float, float]:
+        """(time to prefill one sequence alone, the compute part that also competes with decoding under load)."""
+        prefill = self._prefills.get(scenario)
+        if prefill is None:
+            prefill = self._prefills[scenario] = self._prefill(scenario)
+        return prefill
+
+    def _prefill(self, scenario: Scenario) -> tuple[float, float]:
+        model, tokens = self.model, self.input_tokens
+        d_attn = model.attention_heads * model.head_dim
+        flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
+        mfu = self.mfu.at(scenario)
+        if self.precision in ("fp8", "int8"):
+            mfu *= FP8_PREFILL.at(scenario)
+        t_compute = flops / (self.all_peak_flops * mfu)
+        weights = model.params_b * 1e9 * self.bytes_per_param / self.gpus
+        t_memory = weights / (self.bandwidth * self.mbu.at(scenario))
+        t_comm = self._tensor_parallel_seconds(tokens, self.prefill_collectives, scenario)
+        return max(t_compute, t_memory) + t_comm, t_compute + t_comm
+
+    def _tensor_parallel_seconds(self, tokens: float, collectives: float, scenario: Scenario) -> float:
+        """`collectives` all-reduces of `tokens` tokens' activations: ring time alpha + 2(n-1)/n x M / link each."""
+        if self.tensor_parallel == 1:
+            return 0.0
+        alpha_s = self.link_alpha_us.at(scenario) * 1e-6
+        message = tokens * self.model.hidden_size * 2.0
+        ring = self.ring_share * message / self.link_bytes_per_s
+        return collectives * (alpha_s + ring)
 
 
 @dataclass(frozen=True)
@@ -244,32 +260,114 @@ def training_run(
     scenario: Scenario,
 ) -> TrainingRun:
     """T = C / (n x peak x MFU) plus the data-parallel exchange that compute does not hide."""
-    peak = compute_tflops(gpu, precision) or 1.0
-    mfu = factor(gpu, "train_mfu").at(scenario) * _tensor_parallel_efficiency(gpu, tensor_parallel)
-    # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
-    hardware_flops = training_flops_per_token(model, sequence_length) * (1 + recompute_layers / (3 * model.layers))
-    compute_s = train_tokens * hardware_flops / (gpus * peak * 1e12 * mfu)
-    if method in ("lora", "qlora"):
-        compute_s *= LORA_TIME.at(scenario)
-        if method == "qlora":
-            compute_s *= QLORA_SLOWDOWN.at(scenario)
-
-    data_parallel = gpus // tensor_parallel
-    comm_s = 0.0
-    if data_parallel > 1 and method == "full":
-        steps = max(1.0, train_tokens / TRAIN_BATCH_TOKENS)
-        # ZeRO-3: reduce-scatter of gradients plus two all-gathers of bf16 weights per step.
-        volume = 3 * 2.0 * model.params_b * 1e9 / tensor_parallel * (data_parallel - 1) / data_parallel
-        gbps = INTER_NODE_GBPS.at(scenario) if gpus > gpus_per_node else tensor_link(gpu, gpus, scenario).gbps
-        per_step = volume / (gbps * 1e9)
-        exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / steps)
-        comm_s = exposed * steps
-    seconds = compute_s + comm_s
-    return TrainingRun(
-        hours=seconds / 3600,
-        tokens_per_s=train_tokens / seconds,
-        bound="interconnect" if comm_s > 0.25 * compute_s else "compute",
+    speed = TrainingSpeed(
+        model,
+        gpu,
+        method=method,
+        precision=precision,
+        train_tokens=train_tokens,
+        sequence_length=sequence_length,
+        scenario=scenario,
     )
+    return speed.run(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+
+
+class TrainingSpeed:
+    """A training workload of one model on one GPU in one scenario: everything a run's time needs but the layout.
+
+    A search over GPU counts and tensor-parallel sizes builds this once per GPU instead of once per layout; the
+    efficiency of each tensor-parallel size and the link of each GPU count are worked out once, when first used.
+    """
+
+    __slots__ = (
+        "_link_gbps",
+        "_mfu",
+        "adapter_factors",
+        "exchanged_bytes",
+        "exchanges_gradients",
+        "flops_per_token",
+        "gpu",
+        "inter_node_gbps",
+        "layers",
+        "mfu",
+        "peak_tflops",
+        "steps",
+        "train_tokens",
+    )
+
+    def __init__(
+        self,
+        model: LlmModel,
+        gpu: Gpu,
+        *,
+        method: str,
+        precision: str,
+        train_tokens: float,
+        sequence_length: int,
+        scenario: Scenario,
+    ) -> None:
+        self.gpu = gpu
+        self.train_tokens = train_tokens
+        self.layers = model.layers
+        self.flops_per_token = training_flops_per_token(model, sequence_length)
+        self.peak_tflops = compute_tflops(gpu, precision) or 1.0
+        self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
+        # LoRA's time, then QLoRA's dequantisation, applied in this order.
+        self.adapter_factors: tuple[float, ...] = ()
+        if method in ("lora", "qlora"):
+            self.adapter_factors = (LORA_TIME.at(scenario),)
+            if method == "qlora":
+                self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
+        self.exchanges_gradients = method == "full"  # LoRA and QLoRA runs have no data-parallel exchange modelled
+        self.exchanged_bytes = 3 * 2.0 * model.params_b * 1e9  # per step before the tensor-parallel split
+        self.steps = max(1.0, train_tokens / TRAIN_BATCH_TOKENS)  # optimizer steps of the run
+        self.inter_node_gbps = INTER_NODE_GBPS.at(scenario)
+        self._mfu: dict[int, float] = {}
+        self._link_gbps: dict[int, float] = {}
+
+    def run(self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int) -> TrainingRun:
+        """The run on `gpus` GPUs (see `training_run`)."""
+        compute_s, comm_s = self._seconds(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+        seconds = compute_s + comm_s
+        return TrainingRun(
+            hours=seconds / 3600,
+            tokens_per_s=self.train_tokens / seconds,
+            bound="interconnect" if comm_s > 0.25 * compute_s else "compute",
+        )
+
+    def hours(self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int) -> float:
+        """The run's hours alone, as `run` gives them: what a layout search compares."""
+        compute_s, comm_s = self._seconds(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+        return (compute_s + comm_s) / 3600
+
+    def _seconds(
+        self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int
+    ) -> tuple[float, float]:
+        """(compute seconds, exposed data-parallel exchange seconds)."""
+        mfu = self._mfu.get(tensor_parallel)
+        if mfu is None:
+            mfu = self._mfu[tensor_parallel] = self.mfu * _tensor_parallel_efficiency(self.gpu, tensor_parallel)
+        # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
+        hardware_flops = self.flops_per_token * (1 + recompute_layers / (3 * self.layers))
+        compute_s = self.train_tokens * hardware_flops / (gpus * self.peak_tflops * 1e12 * mfu)
+        for slowdown in self.adapter_factors:
+            compute_s *= slowdown
+
+        data_parallel = gpus // tensor_parallel
+        if data_parallel <= 1 or not self.exchanges_gradients:
+            return compute_s, 0.0
+        # ZeRO-3: reduce-scatter of gradients plus two all-gathers of bf16 weights per step.
+        volume = self.exchanged_bytes / tensor_parallel * (data_parallel - 1) / data_parallel
+        if gpus > gpus_per_node:
+            gbps = self.inter_node_gbps
+        else:
+            link_gbps = self._link_gbps.get(gpus)
+            if link_gbps is None:
+                link_gbps = self._link_gbps[gpus] = tensor_link_gbps(self.gpu, gpus)
+            gbps = link_gbps
+        per_step = volume / (gbps * 1e9)
+        exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / self.steps)
+        return compute_s, exposed * self.steps
 
 
 def _tensor_parallel_efficiency(gpu: Gpu, tensor_parallel: int) -> float:
@@ -301,8 +399,13 @@ def image_seconds(
     model: DiffusionModel, gpu: Gpu, precision: str, width: int, height: int, steps: int, scenario: Scenario
 ) -> float:
     """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
+    return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario)
+
+
+def seconds_per_image(tflop: float, gpu: Gpu, precision: str, scenario: Scenario) -> float:
+    """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU."""
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "diffusion_mfu").at(scenario)
     if precision in ("fp8", "int8"):
         mfu *= FP8_PREFILL.at(scenario)
-    return image_tflop(model, width, height, steps) / (peak * mfu)
+    return tflop / (peak * mfu)

@@ -31,11 +31,15 @@ class Rental:
 
     @property
     def machines(self) -> int:
-        size = self.offer.gpus_per_instance
-        return self.instances * max(1, -(-size // 8))
+        return machines(self.offer.gpus_per_instance, self.instances)
 
     def age_days(self, today: date) -> int:
         return self.offer.age_days(today)
+
+
+def machines(gpus_per_instance: int, instances: int) -> int:
+    """Machines that many instances occupy: an instance of more than 8 GPUs spans several."""
+    return instances * max(1, -(-gpus_per_instance // 8))
 
 
 def rent(
@@ -43,32 +47,37 @@ def rent(
     gpus: int,
     gpus_per_machine: int,
     exact: bool = False,
-    fits: Callable[[Rental], bool] = lambda _: True,
+    fits: Callable[[int, int], bool] = lambda gpus, machines: True,
 ) -> Rental | None:
     """The cheapest way to rent `gpus` GPUs when each model copy needs `gpus_per_machine` GPUs in one machine.
 
     An offer listed per single GPU is a one-GPU instance: it cannot host tensor parallelism. Instances are rented
     whole, so the configuration may get more GPUs than asked for (they run extra copies); with `exact` it may not.
-    `fits` rejects rentals that break the caller's limits (machines, GPUs) before the cheapest is chosen.
+    `fits(gpus, machines)` rejects rentals that break the caller's limits before the cheapest is chosen.
     """
-    best: Rental | None = None
+    best: tuple[float, float, str] | None = None
+    chosen: tuple[Offer, int] | None = None
     for offer in offers:
+        if not can_host(offer, gpus_per_machine):
+            continue
         size = offer.gpus_per_instance
-        if size < gpus_per_machine or (size > gpus_per_machine and size % gpus_per_machine):
-            continue
         instances = math.ceil(gpus / size)
-        if exact and instances * size != gpus:
+        rented = instances * size  # Rental.gpus
+        if exact and rented != gpus:
             continue
-        rental = Rental(offer=offer, instances=instances)
-        if not fits(rental):
+        if not fits(rented, machines(size, instances)):
             continue
-        if best is None or (rental.usd_per_hour, offer.usd_per_gpu_hour, offer.id) < (
-            best.usd_per_hour,
-            best.offer.usd_per_gpu_hour,
-            best.offer.id,
-        ):
-            best = rental
-    return best
+        # Compared without building a Rental per offer: Rental.usd_per_hour, then the price, then the id.
+        key = (rented * offer.usd_per_gpu_hour, offer.usd_per_gpu_hour, offer.id)
+        if best is None or key < best:
+            best, chosen = key, (offer, instances)
+    return Rental(offer=chosen[0], instances=chosen[1]) if chosen is not None else None
+
+
+def can_host(offer: Offer, gpus_per_machine: int) -> bool:
+    """Whether the offer's instances hold whole model copies of `gpus_per_machine` GPUs in one machine each."""
+    size = offer.gpus_per_instance
+    return size == gpus_per_machine or (size > gpus_per_machine and not size % gpus_per_machine)
 
 
 def allowed_offers(offers: Sequence[Offer], pricing: Sequence[str], providers: Sequence[str] | None) -> list[Offer]:

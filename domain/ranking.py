@@ -8,7 +8,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Annotated, Any
+from functools import cached_property
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
@@ -48,35 +49,36 @@ from domain.memory import (
     GIB,
     GPU_MEMORY_UTILIZATION,
     MAX_BATCH,
+    Activations,
+    DiffusionPipeline,
     InferenceMemory,
+    InstanceShape,
     TrainingMemory,
-    activation_bytes,
+    TrainingStates,
     diffusion_memory,
-    inference_memory,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
-    recompute_layers_needed,
     runtime_reserve_bytes,
     training_memory,
+    training_usable_bytes,
     usable_memory_bytes,
     weights_bytes,
 )
 from domain.performance import (
     WEIGHT_ONLY,
-    ServingPoint,
-    TrainingRun,
+    InstanceSpeed,
+    TrainingSpeed,
     compute_tflops,
-    image_seconds,
     image_tflop,
-    serving_point,
+    seconds_per_image,
     training_flops_per_token,
-    training_run,
 )
 from domain.pricing import (
     HOURS_PER_MONTH,
     PRICE_AGE_WARNING_DAYS,
     Rental,
     allowed_offers,
+    can_host,
     per_1000_images,
     per_million_tokens,
     per_run,
@@ -192,7 +194,7 @@ class Excluded(Exception):
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything fixed for one request."""
+    """Everything fixed for one request; derived facts are computed once per request and kept."""
 
     catalog: Catalog
     resolved: Resolved
@@ -200,7 +202,7 @@ class Plan:
     lang: Lang
     today: date
 
-    @property
+    @cached_property
     def pricing(self) -> tuple[str, ...]:
         return tuple(self.constraints.pricing or DEFAULT_PRICING)
 
@@ -208,12 +210,43 @@ class Plan:
     def fixed_count(self) -> int | None:
         return self.constraints.gpu_count
 
-    @property
+    @cached_property
     def kind(self) -> str:
         return workload_kind(self.resolved.workload)
 
+    @cached_property
+    def _allowed_offers(self) -> dict[str, list[Offer]]:
+        """Offers under the allowed pricing models and providers by GPU id, in the catalog's (id) order."""
+        by_gpu: dict[str, list[Offer]] = {}
+        for offer in allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers):
+            by_gpu.setdefault(offer.gpu, []).append(offer)
+        return by_gpu
+
     def offers(self, gpu: Gpu) -> list[Offer]:
-        return allowed_offers(self.catalog.offers_for_gpu(gpu.id), self.pricing, self.constraints.providers)
+        return self._allowed_offers.get(gpu.id, [])
+
+    @cached_property
+    def inference(self) -> _InferenceSizing:
+        workload, model = self.resolved.workload, self.resolved.model
+        assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+        return _InferenceSizing(self, model, workload)
+
+    @cached_property
+    def images(self) -> tuple[DiffusionPipeline, float]:
+        """The pipeline's memory figures and the TFLOP of one image, neither of which depends on the GPU."""
+        workload, model = self.resolved.workload, self.resolved.model
+        assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
+        assert workload.steps is not None
+        return (
+            DiffusionPipeline.of(model, workload.precision, workload.width, workload.height),
+            image_tflop(model, workload.width, workload.height, workload.steps),
+        )
+
+    @cached_property
+    def training(self) -> _TrainingSizing:
+        workload, model = self.resolved.workload, self.resolved.model
+        assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
+        return _TrainingSizing(self, model, workload)
 
     def say(self, code: str, **figures: object) -> str:
         return say(code, self.lang, **figures)
@@ -235,12 +268,8 @@ def _round(value: float) -> float:
 def _rental(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
     exact = plan.fixed_count is not None
 
-    def within_limits(rental: Rental) -> bool:
-        try:
-            _check_limits(plan, rental.gpus, rental.machines)
-        except Excluded:
-            return False
-        return True
+    def within_limits(gpus: int, machines: int) -> bool:
+        return _broken_limit(plan, gpus, machines) is None
 
     rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact, fits=within_limits)
     if rental is None:
@@ -248,54 +277,91 @@ def _rental(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
         if unlimited is not None:
             _check_limits(plan, unlimited.gpus, unlimited.machines)  # raises the limit it breaks
         if plan.constraints.require_offer:
-            raise Excluded("no_offer", detail=_no_offer_detail(plan, gpu, per_machine))
+            raise Excluded("no_offer", detail=_unrented_detail(plan, gpu) or _machine_detail(plan, per_machine))
     return rental
 
 
-def _no_offer_detail(plan: Plan, gpu: Gpu, per_machine: int) -> str:
+def _require_renter(plan: Plan, gpu: Gpu) -> None:
+    """Exclude a GPU nobody rents under the constraints once it is known to fit, before its layout is searched.
+
+    Whatever layout the search found, renting it would fail with this same `no_offer`.
+    """
+    if plan.constraints.require_offer and not plan.offers(gpu):
+        detail = _unrented_detail(plan, gpu)
+        assert detail is not None
+        raise Excluded("no_offer", detail=detail)
+
+
+def _require_host(plan: Plan, gpu: Gpu, per_machine: set[int]) -> None:
+    """Exclude a GPU before its layout search when every layout it may choose needs the same GPUs per machine and
+    no allowed offer has such instances: renting would fail with this same `no_offer` whatever the search found.
+    """
+    if plan.constraints.require_offer and len(per_machine) == 1:
+        (size,) = per_machine
+        if not any(can_host(offer, size) for offer in plan.offers(gpu)):
+            raise Excluded("no_offer", detail=_machine_detail(plan, size))
+
+
+def _unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
+    """Why no offer of the GPU is allowed; None when some are (the instance size is then what fails)."""
     offers = plan.catalog.offers_for_gpu(gpu.id)
     if not offers:
         return "（目录中没有人出租）" if plan.lang == "zh" else " (nobody in the catalog rents it)"
-    allowed = plan.offers(gpu)
-    if not allowed:
-        models = sorted({o.pricing for o in offers})
-        if plan.lang == "zh":
-            return f"（现有报价的计价方式：{', '.join(models)}）"
-        return f" (offers exist as {', '.join(models)})"
+    if plan.offers(gpu):
+        return None
+    models = sorted({o.pricing for o in offers})
+    if plan.lang == "zh":
+        return f"（现有报价的计价方式：{', '.join(models)}）"
+    return f" (offers exist as {', '.join(models)})"
+
+
+def _machine_detail(plan: Plan, per_machine: int) -> str:
     if plan.lang == "zh":
         return f"（需要单机 {per_machine} 卡的实例）"
     return f" (needs instances with {per_machine} GPUs in one machine)"
 
 
 def _check_limits(plan: Plan, gpus: int, nodes: int) -> None:
+    broken = _broken_limit(plan, gpus, nodes)
+    if broken is not None:
+        raise broken
+
+
+def _broken_limit(plan: Plan, gpus: int, nodes: int) -> Excluded | None:
+    """The exclusion for the first GPU or node limit a configuration breaks; None within all of them."""
     limits = plan.constraints
     if plan.fixed_count is None and gpus > limits.max_gpus:
-        raise Excluded("needs_more_gpus", gpus=gpus, limit=limits.max_gpus)
+        return Excluded("needs_more_gpus", gpus=gpus, limit=limits.max_gpus)
     if limits.single_node and nodes > 1:
-        raise Excluded("needs_more_nodes", nodes=nodes, limit=1)
+        return Excluded("needs_more_nodes", nodes=nodes, limit=1)
     if nodes > limits.max_nodes:
-        raise Excluded("needs_more_nodes", nodes=nodes, limit=limits.max_nodes)
+        return Excluded("needs_more_nodes", nodes=nodes, limit=limits.max_nodes)
+    return None
 
 
 def _nodes(rental: Rental | None, gpus: int) -> int:
     return rental.machines if rental is not None else math.ceil(gpus / GPUS_PER_NODE)
 
 
-def _common_notes(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
+def _common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:
+    """The reasons and warnings every option gets after its planner's: software stack, GPU data, the price used."""
+    gpu = candidate.gpu
+    reasons: list[str] = []
+    warnings: list[str] = []
     stack = stack_of(gpu)
     if stack in ("rocm", "gaudi", "cann"):
-        candidate.warnings.append(plan.say(stack))
+        warnings.append(plan.say(stack))
     if gpu.confidence == "low":
-        candidate.warnings.append(plan.say("low_confidence_gpu", gpu=gpu.name))
+        warnings.append(plan.say("low_confidence_gpu", gpu=gpu.name))
     if confidence(gpu, plan.kind) == "spec_sheet":
-        candidate.warnings.append(plan.say("spec_sheet", gpu=gpu.name))
+        warnings.append(plan.say("spec_sheet", gpu=gpu.name))
     if candidate.rental is not None:
         offer = candidate.rental.offer
         days = candidate.rental.age_days(plan.today)
         if days > PRICE_AGE_WARNING_DAYS:
-            candidate.warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
+            warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
         provider = plan.catalog.provider(offer.provider)
-        candidate.reasons.append(
+        reasons.append(
             plan.say(
                 "offer",
                 provider=provider.name if provider else offer.provider,
@@ -305,7 +371,8 @@ def _common_notes(plan: Plan, gpu: Gpu, candidate: Candidate) -> None:
             )
         )
     elif plan.constraints.require_offer is False:
-        candidate.warnings.append(plan.say("no_offer_priced"))
+        warnings.append(plan.say("no_offer_priced"))
+    return reasons, warnings
 
 
 def _precision_check(gpu: Gpu, precision: str) -> None:
@@ -318,11 +385,12 @@ def _precision_check(gpu: Gpu, precision: str) -> None:
 # ---------------------------------------------------------------- inference
 
 
-@dataclass(frozen=True)
 class _Instance:
-    tensor: int
-    pipeline: int
-    memory: InferenceMemory
+    """One model instance shape (tensor x pipeline GPUs) on one GPU: its memory, and its speed when first asked."""
+
+    def __init__(self, plan: Plan, gpu: Gpu, tensor: int, pipeline: int, memory: InferenceMemory) -> None:
+        self.plan, self.gpu = plan, gpu
+        self.tensor, self.pipeline, self.memory = tensor, pipeline, memory
 
     @property
     def gpus(self) -> int:
@@ -332,79 +400,150 @@ class _Instance:
     def capacity(self) -> int:
         return min(self.memory.max_concurrency, MAX_BATCH)
 
-
-def _inference_instances(plan: Plan, gpu: Gpu) -> list[_Instance]:
-    workload = plan.resolved.workload
-    model = plan.resolved.model
-    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
-    assert workload.precision is not None and workload.kv_cache_precision is not None
-    tokens = workload.input_tokens + workload.output_tokens
-    instances = []
-    fixed = plan.fixed_count
-    max_nodes = 1 if plan.constraints.single_node else plan.constraints.max_nodes
-    if fixed is not None:
-        max_nodes = max(1, fixed // GPUS_PER_NODE)
-    for pipeline in range(1, max_nodes + 1):
-        for tensor in TENSOR_PARALLEL if pipeline == 1 else (GPUS_PER_NODE,):
-            if model.attention_heads % tensor or (fixed is not None and fixed % (tensor * pipeline)):
-                continue
-            memory = inference_memory(
-                model, gpu, workload.precision, workload.kv_cache_precision, tokens, tensor, pipeline
-            )
-            if memory.fits:
-                instances.append(_Instance(tensor, pipeline, memory))
-        if instances:
-            return instances
-    needed = weights_bytes(model, workload.precision) + runtime_reserve_bytes(model)
-    raise Excluded("does_not_fit", gpus=fixed or max_nodes * GPUS_PER_NODE, needed_gb=needed / GB)
+    @cached_property
+    def speed(self) -> InstanceSpeed:
+        # Lazy: a GPU whose rental fails never needs it unless the request sets latency or throughput targets.
+        sizing = self.plan.inference
+        workload = sizing.workload
+        return InstanceSpeed(
+            sizing.model,
+            self.gpu,
+            sizing.precision,
+            sizing.kv_precision,
+            self.tensor,
+            self.pipeline,
+            workload.input_tokens,
+            workload.output_tokens,
+        )
 
 
-def _serving(plan: Plan, gpu: Gpu, instance: _Instance, batch: int, scenario: Scenario = "expected") -> ServingPoint:
-    workload = plan.resolved.workload
-    model = plan.resolved.model
-    assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
-    assert workload.precision is not None and workload.kv_cache_precision is not None
-    return serving_point(
-        model,
-        gpu,
-        workload.precision,
-        workload.kv_cache_precision,
-        instance.tensor,
-        instance.pipeline,
-        batch,
-        workload.input_tokens,
-        workload.output_tokens,
-        scenario,
-    )
+class _InferenceSizing:
+    """An inference request's instance shapes, whose memory figures do not depend on the GPU, and the shapes that
+    fit by GPU memory.
+
+    Inference memory depends on the GPU only through its usable memory, so GPUs with equal memory share the
+    shapes found for the first of them.
+    """
+
+    def __init__(self, plan: Plan, model: LlmModel, workload: InferenceWorkload) -> None:
+        assert workload.precision is not None and workload.kv_cache_precision is not None
+        self.model = model
+        self.workload = workload
+        self.precision = workload.precision
+        self.kv_precision = workload.kv_cache_precision
+        self.tokens = workload.input_tokens + workload.output_tokens
+        self.fixed = plan.fixed_count
+        max_nodes = 1 if plan.constraints.single_node else plan.constraints.max_nodes
+        if self.fixed is not None:
+            max_nodes = max(1, self.fixed // GPUS_PER_NODE)
+        self.max_nodes = max_nodes
+        self._shapes: dict[int, list[tuple[int, InstanceShape]]] = {}
+        self._fitting: dict[float, list[tuple[int, int, InstanceShape]]] = {}
+
+    @cached_property
+    def request_assumptions(self) -> tuple[Assumption, Assumption, Assumption]:
+        """The assumptions every option of the request states alike: weights, KV cache, sequence."""
+        workload = self.workload
+        return (
+            Assumption(
+                name="weights",
+                value=f"{workload.precision}, {BYTES_PER_PARAM[workload.precision or 'bf16']:g} "
+                "bytes per parameter incl. quantisation scales",
+                source="perf-model.md section 1",
+            ),
+            Assumption(
+                name="kv_cache",
+                value=f"{workload.kv_cache_precision}, "
+                f"{kv_bytes_per_token(self.model, workload.kv_cache_precision or 'bf16'):,.0f} bytes per token",
+                source="models.md; perf-model.md section 1",
+            ),
+            Assumption(
+                name="sequence",
+                value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
+                "mean decode context input + output/2",
+                source="request",
+            ),
+        )
+
+    def fitting(self, usable_bytes: float) -> list[tuple[int, int, InstanceShape]]:
+        """(tensor, pipeline, shape) of the instances that fit on GPUs with this usable memory, with the fewest
+        pipeline stages that fit any; [] if none does."""
+        fitting = self._fitting.get(usable_bytes)
+        if fitting is None:
+            fitting = self._fitting[usable_bytes] = self._search(usable_bytes)
+        return fitting
+
+    def _search(self, usable_bytes: float) -> list[tuple[int, int, InstanceShape]]:
+        for pipeline in range(1, self.max_nodes + 1):
+            fitting = [
+                (tensor, pipeline, shape)
+                for tensor, shape in self._shapes_of(pipeline)
+                if shape.max_concurrency(usable_bytes) >= 1
+            ]
+            if fitting:
+                return fitting
+        return []
+
+    def _shapes_of(self, pipeline: int) -> list[tuple[int, InstanceShape]]:
+        """(tensor parallel, shape) of the instances with this many stages the heads and a fixed count allow."""
+        shapes = self._shapes.get(pipeline)
+        if shapes is None:
+            fixed = self.fixed
+            shapes = self._shapes[pipeline] = [
+                (tensor, InstanceShape.of(self.model, self.precision, self.kv_precision, self.tokens, tensor, pipeline))
+                for tensor in (TENSOR_PARALLEL if pipeline == 1 else (GPUS_PER_NODE,))
+                if not self.model.attention_heads % tensor and (fixed is None or not fixed % (tensor * pipeline))
+            ]
+        return shapes
 
 
-def _largest_batch(plan: Plan, gpu: Gpu, instance: _Instance, ok: Callable[[ServingPoint], bool]) -> int:
-    """The largest batch up to the instance's capacity whose serving point passes `ok` (0 if none)."""
-    low, high = 0, instance.capacity
+def _inference_shapes(plan: Plan, gpu: Gpu) -> tuple[float, list[tuple[int, int, InstanceShape]]]:
+    """The GPU's usable memory and the instance shapes to lay out on it; excludes the GPU when none fits, then when
+    nobody rents it, then when no offer has machines for any of them."""
+    usable = usable_memory_bytes(gpu)
+    fitting = plan.inference.fitting(usable)
+    if not fitting:
+        sizing = plan.inference
+        needed = weights_bytes(sizing.model, sizing.precision) + runtime_reserve_bytes(sizing.model)
+        raise Excluded("does_not_fit", gpus=sizing.fixed or sizing.max_nodes * GPUS_PER_NODE, needed_gb=needed / GB)
+    _require_renter(plan, gpu)
+    _require_host(plan, gpu, {_per_machine(tensor, pipeline) for tensor, pipeline, _ in fitting})
+    return usable, fitting
+
+
+def _largest_batch(capacity: int, ok: Callable[[int], bool]) -> int:
+    """The largest batch up to `capacity` that passes `ok` (0 if none)."""
+    low, high = 0, capacity
     while low < high:
         middle = (low + high + 1) // 2
-        if ok(_serving(plan, gpu, instance, middle)):
+        if ok(middle):
             low = middle
         else:
             high = middle - 1
     return low
 
 
-def _inference_layout(plan: Plan, gpu: Gpu, instance: _Instance) -> tuple[int, int, list[str]]:
-    """(replicas, batch per replica, missed targets) for one model instance shape."""
-    workload = plan.resolved.workload
-    assert isinstance(workload, InferenceWorkload)
-    target_tpot = workload.max_tpot_ms
+def _per_machine(tensor: int, pipeline: int) -> int:
+    """GPUs one machine must hold: a tensor-parallel group, or a whole node per pipeline stage."""
+    return tensor if pipeline == 1 else GPUS_PER_NODE
 
-    def tpot_ok(point: ServingPoint) -> bool:
-        return target_tpot is None or point.tpot_s * 1e3 <= target_tpot
+
+def _inference_layout(plan: Plan, instance: _Instance) -> tuple[int, int, list[str]]:
+    """(replicas, batch per replica, missed targets) for one model instance shape."""
+    workload = plan.inference.workload
+    target_tpot = workload.max_tpot_ms
+    capacity = instance.capacity
+
+    def tpot_ok(batch: int) -> bool:
+        return target_tpot is None or instance.speed.step(batch, "expected")[0] * 1e3 <= target_tpot
 
     unmet: list[str] = []
-    best_batch = _largest_batch(plan, gpu, instance, tpot_ok)
+    # Without a latency target every batch passes: the search would end at the capacity.
+    best_batch = capacity if target_tpot is None else _largest_batch(capacity, tpot_ok)
     if best_batch == 0:
         unmet.append("max_tpot_ms")
         best_batch = 1
-    if workload.max_ttft_ms and _serving(plan, gpu, instance, 1).ttft_s * 1e3 > workload.max_ttft_ms:
+    if workload.max_ttft_ms and instance.speed.point(1, "expected").ttft_s * 1e3 > workload.max_ttft_ms:
         unmet.append("max_ttft_ms")
 
     replicas, batch = 1, best_batch
@@ -412,10 +551,10 @@ def _inference_layout(plan: Plan, gpu: Gpu, instance: _Instance) -> tuple[int, i
         replicas = math.ceil(workload.concurrency / best_batch)
         batch = math.ceil(workload.concurrency / replicas)
     if workload.requests_per_second:
-        per_replica = _serving(plan, gpu, instance, best_batch).requests_per_s
+        per_replica = instance.speed.point(best_batch, "expected").requests_per_s
         replicas = max(replicas, math.ceil(workload.requests_per_second / per_replica))
         needed = workload.requests_per_second / replicas
-        low_batch = _largest_batch(plan, gpu, instance, lambda p: p.requests_per_s < needed) + 1
+        low_batch = _largest_batch(capacity, lambda b: instance.speed.point(b, "expected").requests_per_s < needed) + 1
         batch = max(min(low_batch, best_batch), math.ceil((workload.concurrency or 0) / replicas))
     return replicas, batch, unmet
 
@@ -426,12 +565,14 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
     assert workload.precision is not None and workload.kv_cache_precision is not None
     _precision_check(gpu, workload.precision)
-    instances = _inference_instances(plan, gpu)
+    usable, shapes = _inference_shapes(plan, gpu)
     fixed = plan.fixed_count
 
     chosen: tuple[_Instance, int, int, list[str]] | None = None
-    for instance in instances:
-        replicas, batch, unmet = _inference_layout(plan, gpu, instance)
+    for tensor, pipeline, shape in shapes:
+        # Built one at a time: the first shape that meets every target ends the search.
+        instance = _Instance(plan, gpu, tensor, pipeline, shape.memory(usable))
+        replicas, batch, unmet = _inference_layout(plan, instance)
         if fixed is not None:
             replicas = max(1, fixed // instance.gpus)
             batch = math.ceil(workload.concurrency / replicas) if workload.concurrency else batch
@@ -443,8 +584,7 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     unmet = list(unmet)
 
     gpus = fixed if fixed is not None else replicas * instance.gpus
-    per_machine = instance.tensor if instance.pipeline == 1 else GPUS_PER_NODE
-    rental = _rental(plan, gpu, gpus, per_machine)
+    rental = _rental(plan, gpu, gpus, _per_machine(instance.tensor, instance.pipeline))
     if rental is not None and fixed is None:
         gpus = rental.gpus
         replicas = gpus // instance.gpus
@@ -457,7 +597,7 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     if batch > capacity:
         batch = capacity
     in_flight = replicas * batch
-    points = {s: _serving(plan, gpu, instance, batch, s) for s in SCENARIOS}
+    points = {s: instance.speed.point(batch, s) for s in SCENARIOS}
     expected = points["expected"]
     if workload.concurrency and replicas * capacity < workload.concurrency:
         unmet.append("concurrency")
@@ -504,7 +644,7 @@ def _plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         candidate.reasons.append(plan.say("fits_one_gpu", gpu=gpu.name, weights_gb=weights_gb))
     elif instance.pipeline > 1:
         candidate.reasons.append(plan.say("pipeline_nodes", nodes=instance.pipeline, pp=instance.pipeline))
-    elif instance is instances[0] or unmet:
+    elif (instance.tensor, instance.pipeline) == shapes[0][:2] or unmet:
         candidate.reasons.append(plan.say("tensor_parallel", tp=instance.tensor, weights_gb=weights_gb))
     else:
         candidate.reasons.append(plan.say("tensor_parallel_latency", tp=instance.tensor))
@@ -531,31 +671,17 @@ def _inference_assumptions(plan: Plan, gpu: Gpu, instance: _Instance, batch: int
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
     mfu = factor(gpu, "prefill_mfu")
     floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+    weights, kv_cache, sequence = plan.inference.request_assumptions
     items = [
-        Assumption(
-            name="weights",
-            value=f"{workload.precision}, {BYTES_PER_PARAM[workload.precision or 'bf16']:g} "
-            "bytes per parameter incl. quantisation scales",
-            source="perf-model.md section 1",
-        ),
-        Assumption(
-            name="kv_cache",
-            value=f"{workload.kv_cache_precision}, "
-            f"{kv_bytes_per_token(model, workload.kv_cache_precision or 'bf16'):,.0f} bytes per token",
-            source="models.md; perf-model.md section 1",
-        ),
+        weights,
+        kv_cache,
         Assumption(
             name="gpu_memory_utilization",
             value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
             "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
             source="perf-model.md section 1",
         ),
-        Assumption(
-            name="sequence",
-            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
-            "mean decode context input + output/2",
-            source="request",
-        ),
+        sequence,
         Assumption(
             name="batch",
             value=f"{batch} sequences per model copy (engine cap {MAX_BATCH})",
@@ -593,68 +719,117 @@ def _training_counts(plan: Plan) -> list[int]:
     return [c for c in counts if c <= limit] or [1]
 
 
-@dataclass(frozen=True)
-class _TrainingLayout:
+class _TrainingLayout(NamedTuple):
     gpus: int
     tensor: int
     recompute_layers: int
-    memory: TrainingMemory
     hours: float
 
 
-def _training_layout(plan: Plan, gpu: Gpu, gpus: int) -> _TrainingLayout | None:
-    workload = plan.resolved.workload
-    model = plan.resolved.model
-    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
-    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
-    rank = workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16
-    best: _TrainingLayout | None = None
-    for tensor in TENSOR_PARALLEL:
-        if tensor > min(gpus, GPUS_PER_NODE) or gpus % tensor or model.attention_heads % tensor:
-            continue
-        states = training_memory(
+class _TrainingSizing:
+    """A training request's memory figures that do not depend on the GPU, and its fitting layouts by GPU memory.
+
+    Training memory depends on the GPU only through the memory it may fill, so GPUs with equal memory share the
+    layouts found for the first of them.
+    """
+
+    def __init__(self, plan: Plan, model: LlmModel, workload: TrainingWorkload | FineTuningWorkload) -> None:
+        self.counts = _training_counts(plan)
+        self.target_hours, self.target_name = _target_hours(workload)
+        self.model = model
+        self.workload = workload
+        self.method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
+        self.states = TrainingStates.of(
             model,
-            gpu,
-            method=method,
+            method=self.method,
             optimizer=workload.optimizer,
-            sequence_length=workload.sequence_length,
-            gpus=gpus,
-            tensor_parallel=tensor,
-            recompute_layers=0,
-            lora_rank=rank,
+            lora_rank=workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16,
         )
-        spare = states.usable_bytes - states.weights_bytes - states.optimizer_bytes
-        recompute_layers = recompute_layers_needed(model, spare, workload.sequence_length, tensor)
-        if recompute_layers > model.layers:
-            continue
-        memory = dataclasses.replace(
-            states, activations_bytes=activation_bytes(model, workload.sequence_length, tensor, recompute_layers)
+        self.activations = Activations(model, workload.sequence_length)
+        self._sharding: dict[int, list[tuple[int, float, float]]] = {}
+        self._shapes: dict[tuple[float, int], list[tuple[int, int]]] = {}
+        self._first: dict[float, int | None] = {}
+        self._speeds: dict[tuple[str, Scenario], TrainingSpeed] = {}
+
+    @cached_property
+    def one_gpu_bytes(self) -> float:
+        """What one GPU would hold with every layer recomputed (training_memory's, with its default LoRA rank)."""
+        states = TrainingStates.of(self.model, method=self.method, optimizer=self.workload.optimizer)
+        return states.weights_bytes(1, 1) + states.optimizer_bytes(1) + self.activations.bytes(1, self.model.layers)
+
+    def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
+        """How fast the workload trains on this GPU in a scenario, for any layout."""
+        speed = self._speeds.get((gpu.id, scenario))
+        if speed is None:
+            speed = self._speeds[(gpu.id, scenario)] = TrainingSpeed(
+                self.model,
+                gpu,
+                method=self.method,
+                precision=self.workload.precision,
+                train_tokens=self.workload.train_tokens,
+                sequence_length=self.workload.sequence_length,
+                scenario=scenario,
+            )
+        return speed
+
+    def first_fitting(self, usable_bytes: float) -> int | None:
+        """Index in `counts` of the fewest GPUs with a layout that fits in `usable_bytes` each; None if none does."""
+        if usable_bytes not in self._first:
+            self._first[usable_bytes] = next(
+                (i for i, gpus in enumerate(self.counts) if self.shapes(usable_bytes, gpus)), None
+            )
+        return self._first[usable_bytes]
+
+    def machine_sizes(self, first: int) -> set[int]:
+        """GPUs per machine the layouts from counts[first] on need."""
+        return {min(gpus, GPUS_PER_NODE) for gpus in self.counts[first:]}
+
+    def shapes(self, usable_bytes: float, gpus: int) -> list[tuple[int, int]]:
+        """(tensor parallel, recomputed layers) of every layout of `gpus` GPUs that fits in `usable_bytes` each."""
+        key = (usable_bytes, gpus)
+        shapes = self._shapes.get(key)
+        if shapes is None:
+            shapes = self._shapes[key] = self._fitting(usable_bytes, gpus)
+        return shapes
+
+    def _fitting(self, usable_bytes: float, gpus: int) -> list[tuple[int, int]]:
+        shapes = []
+        for tensor, weights, optimizer in self._sharded(gpus):
+            recompute_layers = self.activations.recompute_layers_needed(usable_bytes - weights - optimizer, tensor)
+            if recompute_layers <= self.model.layers:
+                shapes.append((tensor, recompute_layers))
+        return shapes
+
+    def _sharded(self, gpus: int) -> list[tuple[int, float, float]]:
+        """(tensor parallel, weights, optimizer states) per GPU for every tensor-parallel size `gpus` GPUs allow."""
+        sharded = self._sharding.get(gpus)
+        if sharded is None:
+            sharded = self._sharding[gpus] = [
+                (tensor, self.states.weights_bytes(gpus, tensor), self.states.optimizer_bytes(gpus))
+                for tensor in TENSOR_PARALLEL
+                if tensor <= min(gpus, GPUS_PER_NODE) and not gpus % tensor and not self.model.attention_heads % tensor
+            ]
+        return sharded
+
+    def memory(self, usable_bytes: float, gpus: int, tensor: int, recompute_layers: int) -> TrainingMemory:
+        """Per-GPU memory of one layout (what `training_memory` gives for it)."""
+        return TrainingMemory(
+            usable_bytes=usable_bytes,
+            weights_bytes=self.states.weights_bytes(gpus, tensor),
+            optimizer_bytes=self.states.optimizer_bytes(gpus),
+            activations_bytes=self.activations.bytes(tensor, recompute_layers),
         )
-        run = _training_run(plan, gpu, gpus, tensor, recompute_layers, "expected")
-        if best is None or run.hours < best.hours:
-            best = _TrainingLayout(gpus, tensor, recompute_layers, memory, run.hours)
+
+
+def _training_layout(plan: Plan, usable: float, speed: TrainingSpeed, gpus: int) -> _TrainingLayout | None:
+    """The fastest layout of `gpus` GPUs that fits in `usable` bytes each (the first on equal hours); None if none
+    fits."""
+    best: _TrainingLayout | None = None
+    for tensor, recompute_layers in plan.training.shapes(usable, gpus):
+        hours = speed.hours(gpus, tensor, GPUS_PER_NODE, recompute_layers)
+        if best is None or hours < best.hours:
+            best = _TrainingLayout(gpus, tensor, recompute_layers, hours)
     return best
-
-
-def _training_run(
-    plan: Plan, gpu: Gpu, gpus: int, tensor: int, recompute_layers: int, scenario: Scenario
-) -> TrainingRun:
-    workload = plan.resolved.workload
-    model = plan.resolved.model
-    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
-    return training_run(
-        model,
-        gpu,
-        method=workload.method if isinstance(workload, FineTuningWorkload) else "full",
-        precision=workload.precision,
-        train_tokens=workload.train_tokens,
-        sequence_length=workload.sequence_length,
-        gpus=gpus,
-        tensor_parallel=tensor,
-        gpus_per_node=GPUS_PER_NODE,
-        recompute_layers=recompute_layers,
-        scenario=scenario,
-    )
 
 
 def _target_hours(workload: TrainingWorkload | FineTuningWorkload) -> tuple[float | None, str]:
@@ -668,40 +843,37 @@ def _plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     model = plan.resolved.model
     assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
     _precision_check(gpu, workload.precision)
-    target, target_name = _target_hours(workload)
+    sizing = plan.training
+    target, target_name = sizing.target_hours, sizing.target_name
+    usable = training_usable_bytes(gpu)
+    first = sizing.first_fitting(usable)
+    if first is None:
+        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+    counts = sizing.counts[first:]
+    _require_renter(plan, gpu)
+    _require_host(plan, gpu, sizing.machine_sizes(first))
+    expected = sizing.speed(gpu, "expected")
     layout: _TrainingLayout | None = None
-    for gpus in _training_counts(plan):
-        found = _training_layout(plan, gpu, gpus)
+    for gpus in counts:
+        found = _training_layout(plan, usable, expected, gpus)
         if found is None:
             continue
         layout = found
         if target is None or found.hours <= target:
             break
-    if layout is None:
-        largest = _training_counts(plan)[-1]
-        needed = training_memory(
-            model,
-            gpu,
-            method=workload.method if isinstance(workload, FineTuningWorkload) else "full",
-            optimizer=workload.optimizer,
-            sequence_length=workload.sequence_length,
-            gpus=1,
-            tensor_parallel=1,
-            recompute_layers=model.layers,
-        ).required_bytes
-        raise Excluded("does_not_fit", gpus=largest, needed_gb=needed / GB)
+    assert layout is not None
 
     per_machine = min(layout.gpus, GPUS_PER_NODE)
     rental = _rental(plan, gpu, layout.gpus, per_machine)
     if rental is not None and rental.gpus != layout.gpus and plan.fixed_count is None:
-        layout = _training_layout(plan, gpu, rental.gpus) or layout
+        layout = _training_layout(plan, usable, expected, rental.gpus) or layout
     gpus = layout.gpus
     nodes = _nodes(rental, gpus)
     _check_limits(plan, gpus, nodes)
 
-    runs = {s: _training_run(plan, gpu, gpus, layout.tensor, layout.recompute_layers, s) for s in SCENARIOS}
+    runs = {s: sizing.speed(gpu, s).run(gpus, layout.tensor, GPUS_PER_NODE, layout.recompute_layers) for s in SCENARIOS}
     unmet = [target_name] if target is not None and runs["expected"].hours > target else []
-    mem = layout.memory
+    mem = sizing.memory(usable, gpus, layout.tensor, layout.recompute_layers)
     capacity = mem.usable_bytes * gpus
     required = mem.required_bytes * gpus
     candidate = Candidate(
@@ -791,13 +963,12 @@ def _plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
     assert workload.steps is not None and workload.width is not None and workload.height is not None
     _precision_check(gpu, workload.precision)
-    memory = diffusion_memory(model, gpu, workload.precision, workload.width, workload.height)
+    pipeline, tflop = plan.images
+    memory = pipeline.memory(usable_memory_bytes(gpu))
     if not memory.fits:
         raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
-    seconds = {
-        s: image_seconds(model, gpu, workload.precision, workload.width, workload.height, workload.steps, s)
-        for s in SCENARIOS
-    }
+    _require_renter(plan, gpu)
+    seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s) for s in SCENARIOS}
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = _rental(plan, gpu, gpus, 1)
@@ -939,9 +1110,10 @@ def _option(
     money: Money,
 ) -> Option:
     rental = candidate.rental
-    unmet_text = []
+    # Built here, not by the planners' callers: only the options returned need their text.
+    reasons, warnings = _common_notes(plan, candidate)
     if candidate.unmet:
-        unmet_text = [target_names(candidate.unmet, plan.lang)]
+        warnings.append(plan.say("misses", targets=target_names(candidate.unmet, plan.lang)))
     return Option(
         rank=rank,
         feasible=True,
@@ -971,8 +1143,8 @@ def _option(
         score_breakdown=breakdown,
         confidence=confidence(candidate.gpu, plan.kind),
         assumptions=candidate.assumptions,
-        reasons=candidate.reasons,
-        warnings=candidate.warnings + [plan.say("misses", targets=text) for text in unmet_text],
+        reasons=candidate.reasons + reasons,
+        warnings=candidate.warnings + warnings,
         tco=_tco_hint(plan, candidate, money),
     )
 
@@ -1125,8 +1297,9 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
     costs: list[Cost | None] = []
     excluded: list[Exclusion] = []
     planner = PLANNERS[plan.kind]
+    filtering = any(names is not None for names in (allowed, denied, constraints.vendors, constraints.ecosystems))
     for gpu in catalog.gpus:
-        filtered = _filter_reason(plan, gpu, allowed, denied)
+        filtered = _filter_reason(plan, gpu, allowed, denied) if filtering else None
         if filtered is not None:
             excluded.append(filtered)
             continue
@@ -1151,16 +1324,16 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
                 )
             )
             continue
-        _common_notes(plan, gpu, candidate)
         candidates.append(candidate)
         costs.append(cost)
 
     breakdowns = _scores(plan, candidates)
+    totals = [_total(breakdown, normalised.objective) for breakdown in breakdowns]
     order = sorted(
         range(len(candidates)),
         key=lambda i: (
             bool(candidates[i].unmet),
-            -_total(breakdowns[i], normalised.objective),
+            -totals[i],
             candidates[i].unit_cost_usd if candidates[i].unit_cost_usd is not None else math.inf,
             candidates[i].gpu.id,
         ),
@@ -1220,7 +1393,6 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
     except Excluded as reason:
         return _infeasible(plan, gpu, request.gpu_count, reason)
     cost = _cost(plan, candidate, money)
-    _common_notes(plan, gpu, candidate)
     breakdown = _scores(plan, [candidate])[0]
     return _option(plan, candidate, 1, breakdown, cost, "balanced", money)
 

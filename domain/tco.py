@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -205,18 +206,21 @@ class Inputs:
 
 
 def _figure(
-    notes: list[Assumption],
+    notes: list[Assumption] | None,
     name: str,
     given: T | None,
     default: T,
     shown: Callable[[T], str],
     source: str | None = None,
 ) -> T:
-    """The given value, else the default; either way recorded with where it came from."""
+    """The given value, else the default; either way recorded with where it came from (unless notes is None)."""
     value = given if given is not None else default
-    notes.append(
-        Assumption(name=name, value=shown(value), source="request" if given is not None else source or SOURCES[name])
-    )
+    if notes is not None:
+        notes.append(
+            Assumption(
+                name=name, value=shown(value), source="request" if given is not None else source or SOURCES[name]
+            )
+        )
     return value
 
 
@@ -239,7 +243,7 @@ def _hardware(catalog: Catalog, request: TcoRequest) -> tuple[Gpu, System | None
 
 def _reference_system(catalog: Catalog, gpu: Gpu) -> System | None:
     """The server of this GPU with the lowest purchase price per GPU; an unpriced one only if none is priced."""
-    systems = [s for s in catalog.systems if s.gpu == gpu.id]
+    systems = catalog.systems_for_gpu(gpu.id)
 
     def preference(system: System) -> tuple[bool, bool, float, str]:
         # A dated list, street or quote price for a whole server beats an estimate or a low-confidence figure.
@@ -254,8 +258,8 @@ def _reference_system(catalog: Catalog, gpu: Gpu) -> System | None:
 
 def _catalog_purchase(
     gpu: Gpu, system: System | None, gpu_count: int, today: date, lang: Lang
-) -> tuple[float, str, list[str]]:
-    """The catalog server price scaled to gpu_count, its source, and what a buyer should know about it."""
+) -> tuple[float, list[str]]:
+    """The catalog server price scaled to gpu_count, and what a buyer should know about it."""
     if system is None or system.price is None:
         raise WorkloadError(
             "purchase_usd",
@@ -263,47 +267,75 @@ def _catalog_purchase(
         )
     price = system.price
     per_gpu = price.usd / system.gpu_count
-    source = (
-        f"catalog: {system.name} {price.basis} price {price.usd:,.0f} USD for {system.gpu_count} GPUs "
-        f"({per_gpu:,.0f} per GPU) x {gpu_count}; {price.source}, as of {price.as_of.isoformat()}"
-    )
     warnings = []
     if price.confidence == "low" or price.basis == "estimate":
         warnings.append(explain.say("tco_price_low_confidence", lang, system=system.name, source=price.source))
-    if _ACCELERATORS_ONLY.search(f"{price.source} {system.notes}"):
+    if _accelerators_only(price.source, system.notes):
         warnings.append(explain.say("tco_price_accelerators_only", lang, system=system.name))
     days = (today - price.as_of).days
     if days > PURCHASE_AGE_WARNING_DAYS:
         warnings.append(explain.say("tco_purchase_age", lang, days=days, as_of=price.as_of.isoformat()))
-    return per_gpu * gpu_count, source, warnings
+    return per_gpu * gpu_count, warnings
 
 
-def _power(gpu: Gpu, system: System | None) -> tuple[float, str]:
+def _purchase_source(system: System, gpu_count: int) -> str:
+    """Where the catalog purchase price of `_catalog_purchase` comes from."""
+    price = system.price
+    assert price is not None
+    per_gpu = price.usd / system.gpu_count
+    return (
+        f"catalog: {system.name} {price.basis} price {price.usd:,.0f} USD for {system.gpu_count} GPUs "
+        f"({per_gpu:,.0f} per GPU) x {gpu_count}; {price.source}, as of {price.as_of.isoformat()}"
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _accelerators_only(source: str, notes: str) -> bool:
+    """Whether a price's source or its system's notes say it covers the accelerators alone.
+
+    Cached by the two texts: the search takes tens of microseconds and every inference option asks it again.
+    """
+    return _ACCELERATORS_ONLY.search(f"{source} {notes}") is not None
+
+
+def _power(gpu: Gpu, system: System | None) -> float:
+    """kW per GPU at full load: the system's power per GPU, else the GPU's TDP plus a share of the host."""
     if system is not None and system.power_kw is not None:
-        kw = system.power_kw / system.gpu_count
-        return kw, f"{system.name}: {system.power_kw:g} kW system power / {system.gpu_count} GPUs"
-    kw = gpu.tdp_w / 1000 + HOST_SHARE_KW
-    return kw, (
+        return system.power_kw / system.gpu_count
+    return gpu.tdp_w / 1000 + HOST_SHARE_KW
+
+
+def _power_source(gpu: Gpu, system: System | None) -> str:
+    """Where `_power` comes from."""
+    if system is not None and system.power_kw is not None:
+        return f"{system.name}: {system.power_kw:g} kW system power / {system.gpu_count} GPUs"
+    return (
         f"{gpu.name} TDP {gpu.tdp_w:g} W + {HOST_SHARE_KW * 1000:g} W host share "
         "(seed 000: ~1,275 W per GPU for H100/H200/MI300X servers)"
     )
 
 
 def _inputs(
-    catalog: Catalog, request: TcoRequest, today: date, lang: Lang
+    catalog: Catalog, request: TcoRequest, today: date, lang: Lang, *, explain: bool = True
 ) -> tuple[Inputs, list[Assumption], list[str]]:
-    """Resolve the hardware, fill every default and say where each figure comes from."""
+    """Resolve the hardware, fill every default and say where each figure comes from (no notes unless explain)."""
     gpu, system = _hardware(catalog, request)
     check_providers(catalog, request.providers, "providers")
     named = system if request.system else None
-    notes = [Assumption(name="system", value=named.id, source="request")] if named else []
-    notes.append(Assumption(name="gpu", value=gpu.id, source=f"the GPUs of {named.id}" if named else "request"))
+    notes: list[Assumption] | None = None
+    if explain:
+        notes = [Assumption(name="system", value=named.id, source="request")] if named else []
+        notes.append(Assumption(name="gpu", value=gpu.id, source=f"the GPUs of {named.id}" if named else "request"))
     count = named.gpu_count if named else DEFAULT_GPU_COUNT
     count_source = f"the GPU count of {named.name}" if named else None
     gpu_count = _figure(notes, "gpu_count", request.gpu_count, count, str, count_source)
-    catalog_usd, purchase_source, warnings = (
-        _catalog_purchase(gpu, system, gpu_count, today, lang) if request.purchase_usd is None else (0.0, None, [])
+    catalog_usd, warnings = (
+        _catalog_purchase(gpu, system, gpu_count, today, lang) if request.purchase_usd is None else (0.0, [])
     )
+    purchase_source = None
+    if explain and request.purchase_usd is None:
+        assert system is not None  # _catalog_purchase refuses a missing one
+        purchase_source = _purchase_source(system, gpu_count)
     usd = "{:,.0f} USD".format
     purchase = _figure(notes, "purchase_usd", request.purchase_usd, catalog_usd, usd, purchase_source)
     years = _figure(notes, "years", request.years, DEFAULT_YEARS, "{} years".format)
@@ -321,7 +353,7 @@ def _inputs(
     capital = _figure(notes, "cost_of_capital", request.cost_of_capital, DEFAULT_COST_OF_CAPITAL, "{:g} a year".format)
     pricing = _figure(notes, "pricing", request.pricing, list(DEFAULT_PRICING), ", ".join)
     providers = _figure(notes, "providers", request.providers, None, lambda p: ", ".join(p) if p else "all")
-    kw_per_gpu, power_source = _power(gpu, system)
+    kw_per_gpu = _power(gpu, system)
     inputs = Inputs(
         gpu=gpu,
         system=system,
@@ -338,7 +370,9 @@ def _inputs(
         pricing=tuple(dict.fromkeys(pricing)),
         providers=tuple(providers) if providers else None,
     )
-    return inputs, notes + _model_assumptions(inputs, power_source), warnings
+    if notes is None:
+        return inputs, [], warnings
+    return inputs, notes + _model_assumptions(inputs, _power_source(gpu, system)), warnings
 
 
 def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
@@ -393,12 +427,12 @@ def owned_monthly_usd(
     """Monthly cost of owning this many GPUs run around the clock, every default of POST /v1/tco applied, with
     what a buyer should know about the purchase price. None when the catalog has no purchase price for the GPU.
     """
-    try:
-        inputs, _, warnings = _inputs(
-            catalog, TcoRequest(gpu=gpu.id, gpu_count=gpu_count, utilization=1.0), today, lang
-        )
-    except WorkloadError:
-        return None
+    system = _reference_system(catalog, gpu)
+    if system is None or system.price is None:
+        return None  # what _catalog_purchase refuses, without building its error
+    inputs, _, warnings = _inputs(
+        catalog, TcoRequest(gpu=gpu.id, gpu_count=gpu_count, utilization=1.0), today, lang, explain=False
+    )
     return _buy_total_usd(inputs, 1.0) / (inputs.years * 12), inputs, warnings
 
 
