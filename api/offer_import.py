@@ -118,20 +118,24 @@ def parse_rows(rows: Iterable[Row], catalog: Catalog, *, lax: bool) -> list[Offe
 
 def csv_rows(text: str) -> list[Row]:
     """The rows of a CSV document with the documented header; header problems name line 1."""
-    reader = csv.DictReader(io.StringIO(text))
-    header = reader.fieldnames or []
-    errors = [_error(1, column, "unknown column") for column in header if column not in CSV_COLUMNS]
-    errors += [_error(1, column, "missing column") for column in REQUIRED_COLUMNS if column not in header]
-    if errors:
-        raise RowErrors(errors)
-    rows = []
-    for values in reader:
-        if reader.line_num > MAX_ROWS + 1:
-            raise RowErrors([_error(reader.line_num, "offers", f"more than {MAX_ROWS} rows")])
-        if None in values:
-            rows.append(Row(reader.line_num, {}, problem="more values than header columns"))
-            continue
-        rows.append(Row(reader.line_num, dict(values)))
+    # newline="" leaves line endings to the csv module, so a bare CR ends a line instead of breaking the parse.
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        header = reader.fieldnames or []
+        errors = [_error(1, column, "unknown column") for column in header if column not in CSV_COLUMNS]
+        errors += [_error(1, column, "missing column") for column in REQUIRED_COLUMNS if column not in header]
+        if errors:
+            raise RowErrors(errors)
+        rows = []
+        for values in reader:
+            if reader.line_num > MAX_ROWS + 1:
+                raise RowErrors([_error(reader.line_num, "offers", f"more than {MAX_ROWS} rows")])
+            if None in values:
+                rows.append(Row(reader.line_num, {}, problem="more values than header columns"))
+                continue
+            rows.append(Row(reader.line_num, dict(values)))
+    except csv.Error as error:
+        raise RowErrors([_error(max(reader.line_num, 1), "body", f"not CSV: {error}")]) from None
     return rows
 
 
