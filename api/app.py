@@ -100,7 +100,8 @@ def create_app(settings: Settings) -> Litestar:
         # Outermost first: a 429 is counted in the metrics too.
         middleware=[
             prometheus.middleware,
-            RateLimitMiddleware(_rate_limiter, settings.api_keys),
+            # With limiting off there is nothing to ask per request, so the layer is left out altogether.
+            *([RateLimitMiddleware(_rate_limiter, settings.api_keys)] if settings.rate_limit_per_minute > 0 else []),
         ],
         request_max_body_size=settings.max_body_bytes,
         cors_config=_cors(settings),

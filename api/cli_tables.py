@@ -16,7 +16,7 @@ from rich.text import Text
 
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import pricing_name, target_names
+from domain.explain import money, percent, pricing_name, target_names
 from domain.tco import TcoRead
 
 # Headers, section titles and units; one entry per text, English first.
@@ -169,18 +169,6 @@ def console(*, stderr: bool = False) -> Console:
     width = int(columns) if columns.isdigit() else None if stream.isatty() else 160
     # Domain sentences may contain brackets: never read them as markup.
     return Console(stderr=stderr, width=width, markup=False, highlight=False, emoji=False)
-
-
-def money(value: float, currency: str) -> str:
-    """An amount with its currency sign; cents below 1,000."""
-    sign = "-" if value < 0 else ""
-    symbol = "$" if currency == "USD" else "¥"
-    amount = abs(value)
-    return f"{sign}{symbol}{amount:,.2f}" if amount < 1000 else f"{sign}{symbol}{amount:,.0f}"
-
-
-def _percent(share: float) -> str:
-    return f"{share * 100:.3g}%"
 
 
 def _figure(value: float | None, spec: str = ",.0f") -> str:
@@ -535,7 +523,7 @@ def _rent_table(answer: TcoRead, lang: Lang) -> Group:
             option.provider,
             f"{option.usd_per_gpu_hour:,.2f}",
             label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance),
-            label("billed_share", lang, share=_percent(option.billed_fraction)),
+            label("billed_share", lang, share=percent(option.billed_fraction)),
             money(option.years[0].total, currency) if option.years else "-",
             money(option.total, currency),
             money(option.per_gpu_hour, currency),
@@ -556,7 +544,7 @@ def _verdict(answer: TcoRead, lang: Lang) -> Group:
     utilization, month = answer.break_even_utilization, answer.break_even_month
     table.add_row(
         label("break_even_utilization", lang),
-        _percent(utilization) if utilization is not None else label("never", lang),
+        percent(utilization) if utilization is not None else label("never", lang),
     )
     table.add_row(
         label("break_even_month", lang),
@@ -574,7 +562,7 @@ def tco_view(answer: TcoRead, lang: Lang) -> list[RenderableType]:
         gpu=answer.gpu.name,
         system=f" ({answer.system})" if answer.system else "",
         years=answer.years,
-        utilization=_percent(answer.utilization),
+        utilization=percent(answer.utilization),
         currency=answer.currency,
     )
     parts: list[RenderableType] = [_heading(title), _buy_table(answer, lang)]

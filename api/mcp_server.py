@@ -13,7 +13,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from api.catalog_view import CatalogView, offer_read
+from api.catalog_view import offer_read
 from api.recommendation_store import saved_recommendation
 from api.services import Services
 from api.settings import Settings
@@ -35,8 +35,8 @@ RESOURCE_PREFIX = "gpu-advisor://catalog/"
 _encoder = msgspec.json.Encoder()
 
 
-def _catalog_documents(view: CatalogView, context: ToolContext) -> dict[str, tuple[str, Callable[[], Any]]]:
-    today = context.now.date()
+def _catalog_documents(context: ToolContext) -> dict[str, tuple[str, Callable[[], Any]]]:
+    view, today = context.view, context.now.date()
     return {
         "gpus": ("GPUs with dense datasheet figures and sources", lambda: list(view.gpus.values())),
         "systems": ("8-GPU servers with prices", lambda: list(view.systems.values())),
@@ -80,13 +80,13 @@ def build_server(context_of: Callable[[], ToolContext], version: str) -> Server[
                 types.Resource(
                     name=name, title=title, uri=RESOURCE_PREFIX + name, description=title, mime_type="application/json"
                 )
-                for name, (title, _) in _catalog_documents(context.view, context).items()
+                for name, (title, _) in _catalog_documents(context).items()
             ]
         )
 
     async def read_resource(_: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         context = context_of()
-        documents = _catalog_documents(context.view, context)
+        documents = _catalog_documents(context)
         name = str(params.uri).removeprefix(RESOURCE_PREFIX)
         if name not in documents:
             raise ValueError(

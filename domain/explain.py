@@ -275,9 +275,12 @@ def target_names(targets: list[str], lang: Lang) -> str:
     return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
 
 
-def _money(value: float, currency: str) -> str:
+def money(value: float, currency: str) -> str:
+    """An amount with its currency sign; cents below 1,000."""
+    sign = "-" if value < 0 else ""
     symbol = "$" if currency == "USD" else "¥"
-    return f"{symbol}{value:,.2f}" if value < 1000 else f"{symbol}{value:,.0f}"
+    amount = abs(value)
+    return f"{sign}{symbol}{amount:,.2f}" if amount < 1000 else f"{sign}{symbol}{amount:,.0f}"
 
 
 def _performance_text(kind: str, option: Option, lang: Lang) -> str:
@@ -313,7 +316,7 @@ def _unit_cost_text(option: Option, lang: Lang) -> str:
     ):
         value = getattr(cost, name)
         if value is not None:
-            amount = _money(value, cost.currency)
+            amount = money(value, cost.currency)
             return f"{zh} {amount}" if lang == "zh" else f"{amount} {en}"
     return ""
 
@@ -322,7 +325,7 @@ def _configuration(option: Option, lang: Lang) -> str:
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
     if offer is not None and cost is not None:
-        hourly = _money(cost.hourly, cost.currency)
+        hourly = money(cost.hourly, cost.currency)
         text += f"（{offer.provider}，每小时 {hourly}）" if lang == "zh" else f" on {offer.provider} at {hourly}/hour"
     return text
 
@@ -415,7 +418,8 @@ _TCO_SUMMARY: dict[Lang, dict[str, str]] = {
 }
 
 
-def _percent(share: float) -> str:
+def percent(share: float) -> str:
+    """A share as a percentage with three significant digits."""
     return f"{share * 100:.3g}%"
 
 
@@ -436,15 +440,15 @@ def tco_summary(
     """Two or three sentences: which is cheaper and by how much, and the utilisation at which owning pays off."""
     text = _TCO_SUMMARY[lang]
     period = f"{years} 年" if lang == "zh" else f"{years} year" + ("s" if years > 1 else "")
-    figures = {"count": gpu_count, "gpu": gpu, "period": period, "utilization": _percent(utilization)}
-    own = {"buy": _money(buy.total, currency), "buy_hour": _money(buy.per_gpu_hour, currency)}
+    figures = {"count": gpu_count, "gpu": gpu, "period": period, "utilization": percent(utilization)}
+    own = {"buy": money(buy.total, currency), "buy_hour": money(buy.per_gpu_hour, currency)}
     if best is None:
         return text["alone"].format(**figures, **own)
     summary = text["rent" if best.total < buy.total else "buy"].format(
         **figures,
         **own,
-        rent=_money(best.total, currency),
-        rent_hour=_money(best.per_gpu_hour, currency),
+        rent=money(best.total, currency),
+        rent_hour=money(best.per_gpu_hour, currency),
         pricing=pricing_name(best.pricing, lang),
         provider=best.provider,
     )
@@ -453,9 +457,9 @@ def tco_summary(
     named = {"pricing": pricing_name(basis.pricing, lang), "provider": basis.provider}
     if break_even_utilization is None:
         return summary + text["never"].format(**named)
-    summary += text["break_even"].format(**named, break_even=_percent(break_even_utilization))
+    summary += text["break_even"].format(**named, break_even=percent(break_even_utilization))
     if break_even_month is not None:
-        summary += text["month"].format(utilization=_percent(utilization), month=break_even_month)
+        summary += text["month"].format(utilization=percent(utilization), month=break_even_month)
     return summary + text["end"]
 
 

@@ -18,8 +18,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from api.cli import main
-from api.cli_tables import money, shorten
+from api.cli_tables import shorten
 from api.storage.bootstrap import migrate_and_seed
+from domain.explain import money
 from tests.conftest import sqlite_url
 
 Client = AsyncTestClient[Litestar]
