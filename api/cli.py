@@ -620,8 +620,8 @@ def _workload(values: dict[str, Any]) -> dict[str, Any]:
 @_json_option
 def recommend(**values: Any) -> None:
     """Rank GPU options for a workload: table of options, excluded GPUs, summary and assumptions."""
-    from domain.ranking import RecommendationRequest
-    from domain.ranking import recommend as rank
+    from domain.planning import RecommendationRequest
+    from domain.planning import recommend as rank
 
     constraints = {
         key: values[key]
@@ -680,8 +680,8 @@ def recommend(**values: Any) -> None:
 @_json_option
 def estimate(**values: Any) -> None:
     """Estimate a workload on one explicit configuration (a configuration that cannot run it says why)."""
-    from domain.ranking import EstimateRequest
-    from domain.ranking import estimate as run_estimate
+    from domain.planning import EstimateRequest
+    from domain.planning import estimate as run_estimate
 
     renames = {"gpu_count": "--count"}
     document = {

@@ -10,7 +10,7 @@ import msgspec
 from api.examples import ESTIMATE_REQUESTS, REQUESTS, TCO_REQUESTS
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
-from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
+from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.tco import TcoRequest, tco
 
 # Fixed inputs keep the published document stable between exports.

@@ -19,7 +19,7 @@ from api.services import Services
 from api.settings import Settings
 from api.tools import TOOLS, ToolContext, ToolError, call_tool
 from domain.estimates import Recommendation
-from domain.ranking import RecommendationRequest
+from domain.planning import RecommendationRequest
 
 log = logging.getLogger(__name__)
 

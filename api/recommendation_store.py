@@ -17,7 +17,7 @@ from api.metrics import PENDING_RECOMMENDATIONS
 from api.storage.database import DATABASE_ERRORS
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
 from domain.estimates import Recommendation
-from domain.ranking import RecommendationRequest
+from domain.planning import RecommendationRequest
 
 log = logging.getLogger(__name__)
 

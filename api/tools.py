@@ -13,7 +13,7 @@ from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gp
 from domain.catalog import Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
-from domain.ranking import EstimateRequest, RecommendationRequest, estimate, prepare, rank
+from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
 from domain.tco import TcoRequest, tco
 from domain.workloads import WorkloadError, workload_kind
 

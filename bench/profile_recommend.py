@@ -1,4 +1,4 @@
-"""Where `domain.ranking.recommend` spends its time on the six workloads of bench/recommend_latency.py.
+"""Where `domain.planning.recommend` spends its time on the six workloads of bench/recommend_latency.py.
 
 Run from the repository root:
 
@@ -30,7 +30,7 @@ from recommend_latency import WORKLOADS
 
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
-from domain.ranking import RecommendationRequest, recommend
+from domain.planning import RecommendationRequest, recommend
 
 WARMUP = 20
 

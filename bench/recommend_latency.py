@@ -11,7 +11,7 @@ Run from the repository root:
 What it does:
 
 1. domain: ranks the whole reference catalog (`api.storage.reference.load_reference_catalog`) for six
-   representative workloads with `domain.ranking.recommend`, in this process, no HTTP: 20 warm-up calls, then
+   representative workloads with `domain.planning.recommend`, in this process, no HTTP: 20 warm-up calls, then
    `--domain-requests` timed calls per workload (`time.perf_counter_ns`); prints median, p95, p99 and max in
    milliseconds, the number of options and exclusions of one result, and the median over all six workloads
    (the target is a median under 5 ms per request);
@@ -54,7 +54,7 @@ import msgspec
 
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
-from domain.ranking import RecommendationRequest, recommend
+from domain.planning import RecommendationRequest, recommend
 
 WORKLOADS: list[tuple[str, dict[str, Any]]] = [
     (
@@ -274,7 +274,7 @@ def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
     verdict = "met" if overall_median_ms < DOMAIN_TARGET_MEDIAN_MS else "NOT met"
     return "\n".join(
         [
-            f"domain.ranking.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
+            f"domain.planning.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
             f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload",
             *live_server.render(headers, rows),
             f"target: median < {DOMAIN_TARGET_MEDIAN_MS:g} ms per request ({verdict}: "

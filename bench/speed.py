@@ -414,7 +414,7 @@ def text_report(document: dict[str, Any]) -> str:
     if domain:
         verdict = "met" if domain["target_met"] else "NOT met"
         out += [
-            f"domain.ranking.recommend in-process, six workloads x {domain['calls_per_workload']} calls: median "
+            f"domain.planning.recommend in-process, six workloads x {domain['calls_per_workload']} calls: median "
             f"{domain['median_ms_all']:.3f} ms (slowest workload {domain['slowest_workload_median_ms']:.3f} ms); "
             f"target < {domain['target_median_ms']:g} ms: {verdict}",
             "",

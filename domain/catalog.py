@@ -304,6 +304,7 @@ class Catalog:
         "_providers",
         "_systems",
         "_systems_by_gpu",
+        "accuracy",
         "gpus",
         "models",
         "offers",
@@ -326,6 +327,8 @@ class Catalog:
         self.providers = tuple(sorted(providers, key=lambda r: r.id))
         self.offers = tuple(sorted(offers, key=lambda r: r.id))
         self.models = tuple(sorted(models, key=lambda r: r.id))
+        # The calibration ledger (domain.planning.accuracy.Ledger) the service attaches once it is built.
+        self.accuracy: Any = None
         problems: list[str] = []
         self._gpus = _index("gpu", self.gpus, problems)
         self._systems = _index("system", self.systems, problems)

@@ -1,7 +1,9 @@
-"""The efficiency table: every factor that turns datasheet peaks into achievable rates, with its source and band."""
+"""The efficiency table: every factor that turns datasheet peaks into achievable rates, by GPU family and precision,
+with its source and band."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -9,7 +11,7 @@ from typing import Literal
 from domain.catalog import Gpu, LinkKind
 
 Scenario = Literal["expected", "pessimistic", "optimistic"]
-Stack = Literal["cuda", "cuda_workstation", "rocm", "gaudi", "cann"]
+Family = Literal["ampere", "hopper", "blackwell", "ada", "cdna3", "cdna4", "gaudi", "ascend"]
 FactorName = Literal[
     "decode_mbu_dense",
     "decode_mbu_moe",
@@ -18,6 +20,8 @@ FactorName = Literal[
     "step_floor_us_moe",
     "train_mfu",
     "diffusion_mfu",
+    "fp8_decode",
+    "fp4_compute",
 ]
 SCENARIOS: tuple[Scenario, ...] = ("expected", "pessimistic", "optimistic")
 
@@ -51,92 +55,248 @@ class Factor:
         return f"{self.expected:g} ({self.low:g}-{self.high:g})"
 
 
-_PERF = "perf-model.md section 2"
-_TRAIN = "perf-model.md section 3"
-
-# Keyed by software stack and factor; ROCm, Gaudi, CANN and workstation cards carry their own rows because their
-# kernels mature at a different pace (the seeds: ROCm costs ~10-20% and needs tuning; Gaudi needs integration).
-EFFICIENCY: dict[tuple[Stack, FactorName], Factor] = {
-    ("cuda", "decode_mbu_dense"): Factor(0.78, 0.70, 0.85, f"{_PERF}: H100/H200 vLLM/SGLang/TRT-LLM, B>=8"),
-    ("cuda", "decode_mbu_moe"): Factor(0.55, 0.50, 0.60, f"{_PERF}: fitted to DeepSeek-R1 on 8xH200 (SGLang)"),
-    ("cuda", "prefill_mfu"): Factor(0.55, 0.45, 0.65, f"{_PERF}: llm-analysis README"),
-    ("cuda", "step_floor_us_dense"): Factor(25, 20, 40, f"{_PERF}: per layer, fitted", higher_is_faster=False),
-    ("cuda", "step_floor_us_moe"): Factor(50, 40, 100, f"{_PERF}: per layer at TP8, fitted", higher_is_faster=False),
-    ("cuda", "train_mfu"): Factor(0.40, 0.35, 0.45, f"{_TRAIN}: H100 BF16 38-43% (Llama 3 405B); A100 Megatron 52%"),
-    ("cuda", "diffusion_mfu"): Factor(0.40, 0.35, 0.55, "perf-model.md section 4: SDXL on A100, diffusers..TensorRT"),
-    ("cuda_workstation", "decode_mbu_dense"): Factor(0.70, 0.60, 0.80, f"{_PERF}: spec-sheet default, no calibration"),
-    ("cuda_workstation", "decode_mbu_moe"): Factor(0.50, 0.40, 0.60, f"{_PERF}: spec-sheet default, no calibration"),
-    ("cuda_workstation", "prefill_mfu"): Factor(0.45, 0.35, 0.55, f"{_PERF}: spec-sheet default, no calibration"),
-    ("cuda_workstation", "step_floor_us_dense"): Factor(30, 20, 50, f"{_PERF}: per layer", higher_is_faster=False),
-    ("cuda_workstation", "step_floor_us_moe"): Factor(60, 40, 120, f"{_PERF}: per layer", higher_is_faster=False),
-    ("cuda_workstation", "train_mfu"): Factor(0.35, 0.25, 0.45, f"{_TRAIN}: spec-sheet default, no calibration"),
-    ("cuda_workstation", "diffusion_mfu"): Factor(0.35, 0.25, 0.50, "perf-model.md section 4: spec-sheet default"),
-    ("rocm", "decode_mbu_dense"): Factor(0.62, 0.55, 0.70, f"{_PERF}: MI300X/MI325X vLLM/SGLang"),
-    ("rocm", "decode_mbu_moe"): Factor(0.45, 0.40, 0.50, f"{_PERF}: MI300X MoE calibration"),
-    ("rocm", "prefill_mfu"): Factor(0.38, 0.30, 0.45, f"{_PERF}: secondary AMD '~45% of peak FLOPs'"),
-    ("rocm", "step_floor_us_dense"): Factor(38, 30, 60, f"{_PERF}: CUDA floor x1.3-2", higher_is_faster=False),
-    ("rocm", "step_floor_us_moe"): Factor(75, 60, 150, f"{_PERF}: CUDA floor x1.3-2", higher_is_faster=False),
-    ("rocm", "train_mfu"): Factor(0.23, 0.19, 0.27, f"{_TRAIN}: public ROCm ~0.55-0.6x NVIDIA MFU (SemiAnalysis 2024)"),
-    ("rocm", "diffusion_mfu"): Factor(0.35, 0.28, 0.45, "seed 000: MI300X SDXL latency 12-18% below H100"),
-    ("gaudi", "decode_mbu_dense"): Factor(0.55, 0.45, 0.65, f"{_PERF}: spec-sheet default for Gaudi, no calibration"),
-    ("gaudi", "decode_mbu_moe"): Factor(0.40, 0.30, 0.50, f"{_PERF}: spec-sheet default for Gaudi, no calibration"),
-    ("gaudi", "prefill_mfu"): Factor(0.40, 0.30, 0.50, f"{_PERF}: spec-sheet default for Gaudi, no calibration"),
-    ("gaudi", "step_floor_us_dense"): Factor(40, 30, 60, f"{_PERF}: CUDA floor x1.5", higher_is_faster=False),
-    ("gaudi", "step_floor_us_moe"): Factor(80, 60, 150, f"{_PERF}: CUDA floor x1.5", higher_is_faster=False),
-    ("gaudi", "train_mfu"): Factor(0.30, 0.20, 0.40, f"{_TRAIN}: spec-sheet default for Gaudi, no calibration"),
-    ("gaudi", "diffusion_mfu"): Factor(0.30, 0.20, 0.40, "perf-model.md section 4: spec-sheet default"),
-    ("cann", "decode_mbu_dense"): Factor(0.50, 0.40, 0.60, f"{_PERF}: spec-sheet default for Ascend, no calibration"),
-    ("cann", "decode_mbu_moe"): Factor(0.35, 0.25, 0.45, f"{_PERF}: spec-sheet default for Ascend, no calibration"),
-    ("cann", "prefill_mfu"): Factor(0.35, 0.25, 0.45, f"{_PERF}: spec-sheet default for Ascend, no calibration"),
-    ("cann", "step_floor_us_dense"): Factor(40, 30, 60, f"{_PERF}: CUDA floor x1.5", higher_is_faster=False),
-    ("cann", "step_floor_us_moe"): Factor(80, 60, 150, f"{_PERF}: CUDA floor x1.5", higher_is_faster=False),
-    ("cann", "train_mfu"): Factor(0.25, 0.15, 0.35, f"{_TRAIN}: spec-sheet default for Ascend, no calibration"),
-    ("cann", "diffusion_mfu"): Factor(0.25, 0.15, 0.35, "perf-model.md section 4: spec-sheet default"),
+FAMILY_NAMES: dict[Family, str] = {
+    "ampere": "NVIDIA Ampere/Volta (HBM)",
+    "hopper": "NVIDIA Hopper",
+    "blackwell": "NVIDIA Blackwell",
+    "ada": "NVIDIA Ada and workstation cards (GDDR, PCIe)",
+    "cdna3": "AMD CDNA 2/3 (MI250X, MI300X, MI325X)",
+    "cdna4": "AMD CDNA 4 (MI350X, MI355X)",
+    "gaudi": "Intel Gaudi",
+    "ascend": "Huawei Ascend",
 }
 
-# Collective latency (alpha) per GPU link, microseconds; Llama-70B at TP8 spends ~1.6 ms per step in 160 all-reduces.
-LINK_ALPHA_US: dict[LinkKind, Factor] = {
-    "nvswitch": Factor(10, 8, 15, f"{_PERF}: NVLink ~8 us; 10 fits Llama-70B TP8 ~1.6 ms", higher_is_faster=False),
-    "nvlink": Factor(10, 8, 15, f"{_PERF}: NVLink ~8 us", higher_is_faster=False),
-    "nvlink_bridge": Factor(12, 8, 20, f"{_PERF}: NVLink bridge (pairs)", higher_is_faster=False),
-    "infinity_fabric": Factor(12, 10, 20, f"{_PERF}: RCCL over Infinity Fabric", higher_is_faster=False),
-    "ethernet": Factor(15, 10, 30, f"{_PERF}: Gaudi on-die RoCE", higher_is_faster=False),
-    "hccs": Factor(15, 10, 30, f"{_PERF}: Ascend HCCS", higher_is_faster=False),
-    "pcie": Factor(30, 20, 40, f"{_PERF}: PCIe/RCCL 20-40 us", higher_is_faster=False),
+FITTED = "fitted to the calibration points (GET /v1/accuracy)"
+KERNELS = "aiconfigurator-core measured kernel tables"
+LLAMA3 = "Llama 3 paper, arXiv:2407.21783 (38-43% BF16 MFU on 16k H100)"
+MEGATRON = "Narayanan et al. 2021, arXiv:2104.04473 (Megatron-LM, 52% of A100 peak)"
+DEFAULT = "gpu-advisor default, no public measurement yet"
+
+
+def _row(
+    mbu: tuple[float, float, float],
+    moe: tuple[float, float, float],
+    prefill: tuple[float, float, float],
+    floor: tuple[float, float, float],
+    floor_moe: tuple[float, float, float],
+    train: tuple[float, float, float],
+    diffusion: tuple[float, float, float],
+    fp8: tuple[float, float, float],
+    fp4: tuple[float, float, float],
+    sources: dict[str, str],
+) -> dict[FactorName, Factor]:
+    """One family's factors; a factor without a source of its own is the family's fitted default."""
+
+    def make(name: FactorName, values: tuple[float, float, float], slower: bool = False) -> Factor:
+        return Factor(*values, source=sources.get(name, sources["default"]), higher_is_faster=not slower)
+
+    return {
+        "decode_mbu_dense": make("decode_mbu_dense", mbu),
+        "decode_mbu_moe": make("decode_mbu_moe", moe),
+        "prefill_mfu": make("prefill_mfu", prefill),
+        "step_floor_us_dense": make("step_floor_us_dense", floor, slower=True),
+        "step_floor_us_moe": make("step_floor_us_moe", floor_moe, slower=True),
+        "train_mfu": make("train_mfu", train),
+        "diffusion_mfu": make("diffusion_mfu", diffusion),
+        "fp8_decode": make("fp8_decode", fp8),
+        "fp4_compute": make("fp4_compute", fp4),
+    }
+
+
+# Rows per GPU family: kernels, memory systems and software stacks mature at different paces (the seeds: ROCm costs
+# ~10-20% and needs tuning; Gaudi needs integration), and a precision's byte saving is never fully realised.
+# fp8_decode: the share of FP8's 2x byte saving that decode kernels realise (1 = all of it); fp4_compute: the share of
+# the FP4 tensor peak that FP4 GEMMs reach relative to the 16-bit MFU.
+EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
+    "hopper": _row(
+        mbu=(0.80, 0.72, 0.88),
+        moe=(0.55, 0.45, 0.65),
+        prefill=(0.55, 0.45, 0.65),
+        floor=(20, 14, 30),
+        floor_moe=(28, 20, 45),
+        train=(0.42, 0.36, 0.48),
+        diffusion=(0.40, 0.32, 0.50),
+        fp8=(0.84, 0.78, 0.90),
+        fp4=(1.0, 1.0, 1.0),
+        sources={"default": FITTED, "train_mfu": LLAMA3, "fp8_decode": f"{KERNELS}: H100/H200 FP8 GEMV at batch 1"},
+    ),
+    "blackwell": _row(
+        mbu=(0.75, 0.65, 0.85),
+        moe=(0.50, 0.40, 0.60),
+        prefill=(0.50, 0.40, 0.60),
+        floor=(18, 12, 28),
+        floor_moe=(40, 30, 65),
+        train=(0.36, 0.28, 0.42),
+        diffusion=(0.36, 0.28, 0.45),
+        fp8=(0.65, 0.55, 0.78),
+        fp4=(0.55, 0.45, 0.70),
+        sources={"default": FITTED, "fp8_decode": f"{KERNELS}: B200 FP8 GEMV at batch 1 (~1.6x off the byte ratio)"},
+    ),
+    "ampere": _row(
+        mbu=(0.78, 0.70, 0.86),
+        moe=(0.50, 0.42, 0.60),
+        prefill=(0.60, 0.50, 0.70),
+        floor=(25, 18, 35),
+        floor_moe=(55, 40, 80),
+        train=(0.48, 0.40, 0.55),
+        diffusion=(0.42, 0.34, 0.52),
+        fp8=(1.0, 1.0, 1.0),
+        fp4=(1.0, 1.0, 1.0),
+        sources={"default": FITTED, "train_mfu": MEGATRON},
+    ),
+    "ada": _row(
+        mbu=(0.74, 0.64, 0.84),
+        moe=(0.48, 0.38, 0.58),
+        prefill=(0.50, 0.40, 0.60),
+        floor=(25, 18, 40),
+        floor_moe=(55, 40, 90),
+        train=(0.33, 0.25, 0.42),
+        diffusion=(0.40, 0.30, 0.50),
+        fp8=(0.85, 0.75, 0.95),
+        fp4=(0.55, 0.45, 0.70),
+        sources={"default": FITTED},
+    ),
+    "cdna3": _row(
+        mbu=(0.62, 0.52, 0.72),
+        moe=(0.45, 0.36, 0.55),
+        prefill=(0.40, 0.30, 0.50),
+        floor=(32, 22, 50),
+        floor_moe=(65, 45, 110),
+        train=(0.30, 0.24, 0.36),
+        diffusion=(0.33, 0.26, 0.42),
+        fp8=(0.85, 0.75, 0.95),
+        fp4=(1.0, 1.0, 1.0),
+        sources={"default": FITTED},
+    ),
+    "cdna4": _row(
+        mbu=(0.64, 0.52, 0.75),
+        moe=(0.46, 0.36, 0.56),
+        prefill=(0.40, 0.30, 0.50),
+        floor=(28, 20, 45),
+        floor_moe=(60, 40, 100),
+        train=(0.30, 0.24, 0.38),
+        diffusion=(0.33, 0.26, 0.42),
+        fp8=(0.80, 0.70, 0.92),
+        fp4=(0.55, 0.45, 0.70),
+        sources={"default": FITTED},
+    ),
+    "gaudi": _row(
+        mbu=(0.58, 0.48, 0.68),
+        moe=(0.40, 0.30, 0.50),
+        prefill=(0.45, 0.35, 0.55),
+        floor=(40, 28, 60),
+        floor_moe=(80, 60, 150),
+        train=(0.35, 0.26, 0.42),
+        diffusion=(0.42, 0.32, 0.52),
+        fp8=(0.85, 0.75, 0.95),
+        fp4=(1.0, 1.0, 1.0),
+        sources={"default": FITTED},
+    ),
+    "ascend": _row(
+        mbu=(0.50, 0.40, 0.60),
+        moe=(0.35, 0.25, 0.45),
+        prefill=(0.35, 0.25, 0.45),
+        floor=(40, 30, 60),
+        floor_moe=(80, 60, 150),
+        train=(0.25, 0.15, 0.35),
+        diffusion=(0.25, 0.15, 0.35),
+        fp8=(1.0, 1.0, 1.0),
+        fp4=(1.0, 1.0, 1.0),
+        sources={"default": DEFAULT},
+    ),
 }
-# PCIe 4.0 x16 moves ~25 GB/s each way in practice; used where a card has no GPU-to-GPU link.
+
+_LINK = "NCCL/RCCL small-message all-reduce latency"
+# Collective latency (alpha) per GPU link at two GPUs, microseconds; it grows with every doubling of the group
+# (more hops, a barrier across more GPUs), which is what makes TP8 decode steps slower than a fixed alpha says.
+LINK_ALPHA_US: dict[LinkKind | Literal["pcie_host"], Factor] = {
+    "nvswitch": Factor(9, 7, 13, f"{_LINK} on NVLink/NVSwitch; {KERNELS}", higher_is_faster=False),
+    "nvlink": Factor(9, 7, 13, f"{_LINK} on NVLink", higher_is_faster=False),
+    "nvlink_bridge": Factor(12, 8, 20, f"{_LINK} over NVLink bridges (pairs)", higher_is_faster=False),
+    "infinity_fabric": Factor(14, 10, 22, f"{_LINK}: RCCL over Infinity Fabric", higher_is_faster=False),
+    "ethernet": Factor(18, 12, 30, f"{_LINK}: Gaudi on-die RoCE", higher_is_faster=False),
+    "hccs": Factor(18, 12, 30, f"{_LINK}: Ascend HCCS", higher_is_faster=False),
+    "pcie": Factor(28, 20, 40, f"{_LINK} over PCIe with peer-to-peer; {KERNELS} (L40S)", higher_is_faster=False),
+    "pcie_host": Factor(60, 40, 90, f"{_LINK} over PCIe through host memory (no P2P)", higher_is_faster=False),
+}
+# Per doubling of the tensor-parallel group: latency and per-layer floor grow, GEMM shards shrink below what
+# saturates HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 ~13 ms at batch 64, TP8).
+ALPHA_GROWTH_PER_DOUBLING = Factor(0.45, 0.30, 0.60, f"{KERNELS}: all-reduce latency TP2->TP8", higher_is_faster=False)
+FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
+MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
+# PCIe 4.0 x16 moves ~25 GB/s each way in practice; through host memory about half.
 PCIE_GBPS = 25.0
+PCIE_HOST_GBPS = 12.0
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
-INTER_NODE_GBPS = Factor(45, 35, 50, f"{_TRAIN}: ~45 GB/s per GPU on 400G InfiniBand/RoCE")
-INTER_NODE_HOP_US = Factor(20, 10, 50, f"{_PERF}: one pipeline hop across nodes", higher_is_faster=False)
+INTER_NODE_GBPS = Factor(45, 35, 50, "400 Gb/s InfiniBand/RoCE per GPU: ~45 GB/s achievable (NCCL tests)")
+INTER_NODE_HOP_US = Factor(
+    20, 10, 50, "one pipeline hop across nodes (InfiniBand RDMA latency)", higher_is_faster=False
+)
+# Expert-parallel dispatch and combine per MoE layer: two all-to-alls, latency-bound in decode.
+ALL_TO_ALL_US = Factor(
+    25, 15, 45, "DeepEP low-latency dispatch+combine per MoE layer (deepseek-ai/DeepEP README)", higher_is_faster=False
+)
 
-# Quantised kernels (perf-model.md section 6).
-W4_DECODE = Factor(0.80, 0.70, 0.90, "perf-model.md section 6: W4A16 decode speeds up less than the byte ratio")
-FP8_PREFILL = Factor(0.825, 0.75, 0.90, "perf-model.md section 6: FP8 prefill ~1.5-1.8x BF16, not 2x")
-LORA_TIME = Factor(0.75, 0.70, 0.80, f"{_TRAIN}: LoRA ~0.7-0.8x the full fine-tune time", higher_is_faster=False)
-QLORA_SLOWDOWN = Factor(1.3, 1.15, 1.6, f"{_TRAIN}: QLoRA dequantisation per step; assumed", higher_is_faster=False)
+# Quantised kernels.
+W4_DECODE = Factor(
+    0.80, 0.70, 0.90, "W4A16 decode speeds up less than the byte ratio (Marlin kernels, arXiv:2408.11743)"
+)
+FP8_PREFILL = Factor(0.825, 0.75, 0.90, "FP8 prefill ~1.5-1.8x BF16, not 2x (TensorRT-LLM FP8 benchmarks)")
+LORA_TIME = Factor(
+    0.75,
+    0.70,
+    0.80,
+    "LoRA skips weight gradients: ~0.7-0.8x the full fine-tune time (Hu et al. 2021)",
+    higher_is_faster=False,
+)
+FP8_TRAIN = Factor(
+    1.0,
+    0.85,
+    1.1,
+    "FP8 training reaches about the BF16 MFU, of the FP8 peak, with current Transformer Engine recipes "
+    "(NVIDIA Megatron-Bridge performance summary)",
+)
+DIFFUSION_PASS_FLOOR_MS = Factor(
+    15,
+    8,
+    20,
+    "diffusers eager denoiser passes are launch-bound at ~15 ms for SD 1.5 at 512x512 "
+    "(fal.ai stable-diffusion-benchmarks)",
+    higher_is_faster=False,
+)
+QLORA_SLOWDOWN = Factor(
+    1.3, 1.15, 1.6, "QLoRA dequantisation per step (Dettmers et al. 2023, arXiv:2305.14314)", higher_is_faster=False
+)
 
-# GPUs whose stack has a published measurement among the calibration points; everything else is spec-sheet.
-CALIBRATED = {
-    "inference": frozenset({"h200", "mi300x"}),
-    "training": frozenset({"h200", "mi300x"}),
-    "fine_tuning": frozenset(),
-    "image_generation": frozenset({"a100-sxm-80gb"}),
-}
 
-
-def stack_of(gpu: Gpu) -> Stack:
-    """The efficiency row a GPU uses."""
-    if gpu.ecosystem == "cuda":
-        return "cuda" if gpu.segment == "datacenter" else "cuda_workstation"
-    return gpu.ecosystem
+def family_of(gpu: Gpu) -> Family:
+    """The efficiency row a GPU uses: its vendor's generation, with GDDR/PCIe NVIDIA cards in one row."""
+    arch = gpu.architecture.lower()
+    if gpu.vendor == "amd":
+        return "cdna4" if "cdna 4" in arch or "cdna4" in arch else "cdna3"
+    if gpu.vendor == "intel":
+        return "gaudi"
+    if gpu.vendor == "huawei":
+        return "ascend"
+    if not gpu.memory_type.upper().startswith("HBM"):
+        return "ada"
+    if "blackwell" in arch:
+        return "blackwell"
+    if "hopper" in arch:
+        return "hopper"
+    return "ampere"
 
 
 def factor(gpu: Gpu, name: FactorName) -> Factor:
-    """The factor for this GPU's stack."""
-    return EFFICIENCY[(stack_of(gpu), name)]
+    """The factor for this GPU's family."""
+    return EFFICIENCY[family_of(gpu)][name]
 
 
-def confidence(gpu: Gpu, kind: str) -> Literal["calibrated", "spec_sheet"]:
-    """Whether a published measurement backs estimates of this kind on this GPU."""
-    return "calibrated" if gpu.id in CALIBRATED[kind] else "spec_sheet"
+def doublings(group: int) -> float:
+    """log2 of a group size: how many times it doubled from one GPU."""
+    return math.log2(group) if group > 1 else 0.0
+
+
+def peer_to_peer(gpu: Gpu) -> bool:
+    """Whether PCIe cards reach each other directly: datacenter and workstation cards do, GeForce cards do not."""
+    return gpu.segment != "consumer"

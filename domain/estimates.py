@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -43,11 +43,22 @@ class GpuSummary(Result, kw_only=True, frozen=True):
 
 
 class Parallelism(Result, kw_only=True, frozen=True):
-    """How the GPUs split the work: tensor x pipeline per model copy, data = number of copies."""
+    """How the GPUs split the work: tensor x pipeline per model copy (expert: GPUs the routed experts of a MoE
+    model are split over, 1 = none), data = number of copies."""
 
-    tensor: int
-    pipeline: int
-    data: int
+    tensor: Annotated[int, msgspec.Meta(description="GPUs each layer is split over (tensor parallel).")]
+    pipeline: Annotated[int, msgspec.Meta(description="Pipeline stages of one model copy.")]
+    data: Annotated[int, msgspec.Meta(description="Model copies (data parallel replicas).")]
+    expert: Annotated[
+        int, msgspec.Meta(description="GPUs a MoE model's routed experts are split over (expert parallel); 1 = none.")
+    ] = 1
+
+
+class Launch(Result, kw_only=True, frozen=True):
+    """How to run the option: the engine (or launcher) and its command line for this layout."""
+
+    engine: Annotated[str, msgspec.Meta(description="vllm, sglang, trtllm, or megatron for training.")]
+    command: Annotated[str, msgspec.Meta(description="The command line for this layout, ready to paste.")]
 
 
 class OfferUsed(Result, kw_only=True, frozen=True):
@@ -133,6 +144,10 @@ class Option(Result, kw_only=True, frozen=True):
     reasons: list[str]
     warnings: list[str]
     tco: TcoHint | None = None
+    layout_reason: (
+        Annotated[str, msgspec.Meta(description="Why this layout and not the next best one the search found.")] | None
+    ) = None
+    launch: Annotated[Launch, msgspec.Meta(description="The command that runs this option.")] | None = None
 
 
 class TcoHint(Result, kw_only=True, frozen=True):

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
 from domain.estimates import Exclusion, Lang, Option
 
-if TYPE_CHECKING:
-    from domain.tco import BuyCost, RentOption
+
+class _Owned(Protocol):
+    """What a TCO summary reads of the cost of owning (domain.tco.BuyCost)."""
+
+    @property
+    def total(self) -> float: ...
+    @property
+    def per_gpu_hour(self) -> float: ...
+
+
+class _Rented(_Owned, Protocol):
+    """What a TCO summary reads of a rental (domain.tco.RentOption)."""
+
+    @property
+    def pricing(self) -> Pricing: ...
+    @property
+    def provider(self) -> str: ...
 
 
 # One template set per language; the logic that fills them is shared.
@@ -110,6 +125,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
         "zh": "使用 {gpus} 张卡全分片数据并行（ZeRO-3）训练{tp_text}{recompute_text}。",
     },
+    "training_one_gpu": {
+        "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
+        "zh": "单张 {gpu} 即可训练，无需分片{recompute_text}。",
+    },
     "images_per_gpu": {
         "en": "Each GPU runs its own pipeline: about {per_gpu:.0f} images per hour per GPU.",
         "zh": "每张卡独立运行一条管线：每卡每小时约 {per_gpu:.0f} 张图。",
@@ -176,7 +195,65 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "The smallest configuration that runs it: {gpus} x {gpu}.",
         "zh": "能运行它的最小配置：{gpus} 张 {gpu}。",
     },
+    "layout_load": {
+        "en": "{layout} chosen: it serves the load for {cost} against {other_cost} with {other}.",
+        "zh": "选择 {layout}：满足负载的成本为 {cost}，而 {other} 需要 {other_cost}。",
+    },
+    "layout_throughput": {
+        "en": "{layout} chosen: {tokens:,.0f} output tokens/s on these GPUs against {other_tokens:,.0f} with {other}.",
+        "zh": "选择 {layout}：这些 GPU 上每秒输出 {tokens:,.0f} 个 token，而 {other} 为 {other_tokens:,.0f}。",
+    },
+    "layout_per_dollar": {
+        "en": "{layout} chosen: {per_dollar:,.0f} output tokens per dollar against {other_per_dollar:,.0f} "
+        "with {other}.",
+        "zh": "选择 {layout}：每美元输出 {per_dollar:,.0f} 个 token，而 {other} 为 {other_per_dollar:,.0f}。",
+    },
+    "layout_targets": {
+        "en": "{layout} chosen: {other} misses a target that this layout meets.",
+        "zh": "选择 {layout}：{other} 达不到此布局能满足的目标。",
+    },
+    "layout_only": {
+        "en": "{layout} is the only layout that fits.",
+        "zh": "{layout} 是唯一装得下的布局。",
+    },
+    "expert_parallel": {
+        "en": "Routed experts split over {ep} GPUs (expert parallel){dp_text}.",
+        "zh": "路由专家切分到 {ep} 张卡（专家并行）{dp_text}。",
+    },
+    "pipeline_in_node": {
+        "en": "Pipeline parallel {pp} x tensor parallel {tp} inside one node: more room for the KV cache per copy.",
+        "zh": "节点内 {pp} 级流水线并行 x {tp} 卡张量并行：每个副本的 KV 缓存空间更大。",
+    },
+    "idle_copies": {
+        "en": "{busy} of the {copies} copies are busy at {concurrency} concurrent sequences; the rest stand idle.",
+        "zh": "并发 {concurrency} 个序列时，{copies} 个副本中只有 {busy} 个在工作，其余空闲。",
+    },
+    "thin_headroom": {
+        "en": "Only {headroom:.1f}% of the memory is left over: fragmentation or a longer request may not fit.",
+        "zh": "显存只剩 {headroom:.1f}%：碎片或更长的请求可能装不下。",
+    },
+    "beyond_context": {
+        "en": "sequence_length {length} exceeds {model}'s context of {context} tokens: context extension (RoPE "
+        "scaling) is assumed.",
+        "zh": "sequence_length {length} 超过 {model} 的上下文 {context} 个 token：按上下文扩展（RoPE 缩放）估算。",
+    },
     # exclusions
+    "engine_vendor": {
+        "en": "{engine} does not run on this vendor's GPUs.",
+        "zh": "{engine} 不支持该厂商的 GPU。",
+    },
+    "layout_heads": {
+        "en": "Tensor parallel {tp} does not divide the model's {heads} attention heads.",
+        "zh": "张量并行 {tp} 不能整除模型的 {heads} 个注意力头。",
+    },
+    "layout_experts": {
+        "en": "Expert parallel {ep} needs a mixture-of-experts model with at least {ep} routed experts.",
+        "zh": "专家并行 {ep} 需要至少有 {ep} 个路由专家的混合专家模型。",
+    },
+    "layout_count": {
+        "en": "A copy of this layout takes {layout_gpus} GPUs, which does not divide {gpus}.",
+        "zh": "该布局每个副本占 {layout_gpus} 张卡，不能整除 {gpus}。",
+    },
     "not_allowed": {"en": "Not in the allowed GPUs.", "zh": "不在允许的 GPU 列表中。"},
     "excluded_by_request": {"en": "Excluded by the request.", "zh": "被请求排除。"},
     "vendor_excluded": {"en": "Vendor {vendor} is not allowed.", "zh": "不允许厂商 {vendor}。"},
@@ -429,8 +506,8 @@ def tco_summary(
     gpu_count: int,
     years: int,
     utilization: float,
-    buy: BuyCost,
-    best: RentOption | None,
+    buy: _Owned,
+    best: _Rented | None,
     basis: Offer | None,
     break_even_utilization: float | None,
     break_even_month: int | None,

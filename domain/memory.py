@@ -10,7 +10,7 @@ from domain.catalog import DiffusionModel, Gpu, LlmModel
 GB = 1e9
 GIB = 2**30
 
-# Bytes per parameter including quantisation scales (perf-model.md section 1).
+# Bytes per parameter including quantization scales.
 BYTES_PER_PARAM: dict[str, float] = {
     "fp32": 4.0,
     "bf16": 2.0,
@@ -25,7 +25,7 @@ KV_BYTES: dict[str, float] = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 
 # Serving engines allocate this share of the memory they can see (vLLM/SGLang gpu_memory_utilization).
 GPU_MEMORY_UTILIZATION = 0.90
-# Engines cap the sequences in flight (vLLM's max_num_seqs default); offline throughput is quoted at most here.
+# The most sequences in flight any engine here runs per model copy (vLLM's max_num_seqs on large GPUs).
 MAX_BATCH = 1024
 
 
@@ -138,14 +138,16 @@ def inference_memory(
 
 @dataclass(frozen=True, slots=True)
 class InstanceShape:
-    """Per-GPU weights, runtime reserve and KV cache per sequence of one model instance (tensor x pipeline GPUs).
+    """Per-GPU weights, runtime reserve and KV cache per sequence of one model copy, and how many GPUs hold
+    separate requests' caches (the copy's GPUs under data-parallel attention, else one group).
 
-    None of it depends on the GPU, so a search over GPUs computes it once per instance shape.
+    None of it depends on the GPU, so a search over GPUs computes it once per layout.
     """
 
     weights_bytes: float
     reserve_bytes: float
     kv_bytes_per_sequence: float
+    cache_groups: int = 1
 
     @classmethod
     def of(
@@ -156,7 +158,18 @@ class InstanceShape:
         sequence_tokens: int,
         tensor_parallel: int,
         pipeline: int,
+        *,
+        expert_parallel: int = 1,
+        dp_attention: bool = False,
     ) -> InstanceShape:
+        if dp_attention:
+            # Attention and dense weights on every GPU, routed experts split over the copy's GPUs; each GPU holds
+            # the whole latent cache of its own requests.
+            base, per_expert = moe_split(model)
+            experts = model.moe.routed_experts if model.moe else 0
+            weights = (base + experts * per_expert / expert_parallel) * BYTES_PER_PARAM[precision] / pipeline
+            per_sequence = kv_bytes_per_sequence(model, kv_precision, sequence_tokens, 1, pipeline)
+            return cls(weights, runtime_reserve_bytes(model), per_sequence, expert_parallel)
         per_sequence = kv_bytes_per_sequence(model, kv_precision, sequence_tokens, tensor_parallel, pipeline)
         return cls(
             weights_bytes=weights_bytes(model, precision) / (tensor_parallel * pipeline),
@@ -165,7 +178,7 @@ class InstanceShape:
         )
 
     def memory(self, gpu_usable_bytes: float) -> InferenceMemory:
-        """The instance on GPUs with this usable memory (`usable_memory_bytes`), of which the engine takes its share."""
+        """The copy on GPUs with this usable memory (`usable_memory_bytes`), of which the engine takes its share."""
         return InferenceMemory(
             usable_bytes=GPU_MEMORY_UTILIZATION * gpu_usable_bytes,
             weights_bytes=self.weights_bytes,
@@ -178,7 +191,7 @@ class InstanceShape:
         """Sequences whose KV cache fits beside the weights: `memory(...).max_concurrency`, without building it."""
         per_sequence = self.kv_bytes_per_sequence
         free = GPU_MEMORY_UTILIZATION * gpu_usable_bytes - self.weights_bytes - self.reserve_bytes
-        return max(0, int(free // per_sequence)) if per_sequence > 0 else 0
+        return self.cache_groups * max(0, int(free // per_sequence)) if per_sequence > 0 else 0
 
 
 def lora_params(model: LlmModel, rank: int) -> float:
@@ -195,6 +208,7 @@ def lora_params(model: LlmModel, rank: int) -> float:
 # Bytes per trainable parameter: bf16 weights 2 + bf16 grads 2 + fp32 master, m and v 12; 8-bit Adam keeps m, v in
 # 1 byte each plus fp32 master (12 -> 6).
 STATE_BYTES = {"adamw": 16.0, "adamw_8bit": 10.0}
+PAGED_STATE_BYTES = 4.0
 
 
 @dataclass(frozen=True)
@@ -301,7 +315,10 @@ class TrainingStates:
         if method in ("lora", "qlora"):
             base_bytes = BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]
             adapters = lora_params(model, lora_rank)
-            return cls(params * base_bytes, gathered, adapters * STATE_BYTES[optimizer])
+            # QLoRA pages the adapters' optimizer states to CPU memory (Dettmers et al. 2023): the GPU keeps their
+            # bf16 weights and gradients only.
+            per_adapter = PAGED_STATE_BYTES if method == "qlora" else STATE_BYTES[optimizer]
+            return cls(params * base_bytes, gathered, adapters * per_adapter)
         return cls(params * 2.0, gathered, params * (STATE_BYTES[optimizer] - 2.0))
 
     def weights_bytes(self, gpus: int, tensor_parallel: int) -> float:
@@ -315,8 +332,8 @@ class TrainingStates:
 
 
 def training_usable_bytes(gpu: Gpu) -> float:
-    """Memory a training configuration may fill: the usable memory less 2 GiB."""
-    return usable_memory_bytes(gpu) - 2 * GIB
+    """Memory a training configuration may fill: the usable memory less 1 GiB (CUDA context, NCCL buffers)."""
+    return usable_memory_bytes(gpu) - 1 * GIB
 
 
 def training_memory(

@@ -25,6 +25,7 @@ KvPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
 TrainingPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
 ImagePrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Objective = Literal["balanced", "cost", "speed"]
+EngineName = Literal["vllm", "sglang", "trtllm"]
 
 Tokens = Annotated[int, msgspec.Meta(ge=1, le=10_000_000, description="Tokens per request.")]
 Milliseconds = Annotated[float, msgspec.Meta(gt=0, le=3_600_000)]
@@ -77,6 +78,13 @@ class InferenceWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="inference"
     requests_per_second: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     max_ttft_ms: Milliseconds | None = None
     max_tpot_ms: Milliseconds | None = None
+    engine: Annotated[
+        EngineName,
+        msgspec.Meta(
+            description="Serving engine: vllm (default), sglang or trtllm (NVIDIA only); sets the batch cap, the "
+            "default KV-cache dtype and the decode efficiency, stated in the assumptions."
+        ),
+    ] = "vllm"
 
 
 class TrainingWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="training", tag_field="kind"):
@@ -254,6 +262,12 @@ def _llm(workload: LlmWorkload, catalog: Catalog) -> LlmModel:
 _NATIVE_PRECISION: dict[str, Precision] = {"fp32": "fp32", "bf16": "bf16", "fp16": "fp16", "fp8": "fp8", "mxfp4": "fp4"}
 
 
+def _default_kv(workload: InferenceWorkload, llm: LlmModel) -> KvPrecision:
+    """The KV-cache dtype the engine picks by default: TensorRT-LLM keeps FP8 checkpoints' cache in FP8."""
+    precision = workload.precision or _NATIVE_PRECISION[llm.native_precision]
+    return "fp8" if workload.engine == "trtllm" and precision == "fp8" else "bf16"
+
+
 def normalise(workload: Workload, catalog: Catalog) -> Resolved:
     """Fill defaults and resolve the model; raise WorkloadError for what no GPU could fix."""
     if isinstance(workload, ImageGenerationWorkload):
@@ -276,7 +290,7 @@ def normalise(workload: Workload, catalog: Catalog) -> Resolved:
             workload,
             model=llm.id if workload.custom_model is None else None,
             precision=workload.precision or _NATIVE_PRECISION[llm.native_precision],
-            kv_cache_precision=workload.kv_cache_precision or "bf16",
+            kv_cache_precision=workload.kv_cache_precision or _default_kv(workload, llm),
         )
         return Resolved(filled_inference, llm)
     if workload.sequence_length > llm.max_context:

@@ -17,7 +17,7 @@ from api.problems import problem_responses
 from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from domain.estimates import Option
-from domain.ranking import EstimateRequest, estimate
+from domain.planning import EstimateRequest, estimate
 
 
 @post(

@@ -22,7 +22,7 @@ from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS
 from domain.estimates import Recommendation
-from domain.ranking import RecommendationRequest, prepare, rank, recommendation_id
+from domain.planning import RecommendationRequest, prepare, rank, recommendation_id
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ import msgspec
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.storage.reference import with_ledger
 from api.storage.tables import (
     CatalogMetaRow,
     GpuRow,
@@ -107,7 +108,7 @@ async def load_catalog(session: AsyncSession) -> Catalog | None:
     tables["offers"] = decode_records("offer", (offer_from_row(row) for row in offers), Offer)
     if not tables["gpus"]:
         return None
-    return Catalog(**tables)
+    return with_ledger(Catalog(**tables))
 
 
 async def stored_version(session: AsyncSession) -> str | None:

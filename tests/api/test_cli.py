@@ -45,7 +45,8 @@ def test_estimate(runner: CliRunner) -> None:
     result = runner.invoke(main, ["estimate", "--gpu", "h200", "--count", "8", "--model", "deepseek-r1", "--json"])
     assert result.exit_code == 0, result.output
     option = json.loads(result.output)
-    assert option["feasible"] and option["parallelism"]["tensor"] == 8
+    # DeepSeek-R1 on one 8-GPU node: experts split over the node, attention data-parallel (MLA)
+    assert option["feasible"] and option["parallelism"]["expert"] == 8
 
 
 @pytest.mark.parametrize(
@@ -82,4 +83,4 @@ def test_every_workload_kind_prints_throughput_and_cost_with_units(
 def test_estimate_prints_a_table_with_reasons(runner: CliRunner) -> None:
     result = runner.invoke(main, ["estimate", "--gpu", "h200", "--count", "8", "--model", "deepseek-r1"])
     assert result.exit_code == 0, result.output
-    assert "8x NVIDIA H200" in result.stdout and "Reasons" in result.stdout and "tensor parallel" in result.stdout
+    assert "8x NVIDIA H200" in result.stdout and "Reasons" in result.stdout and "expert parallel" in result.stdout

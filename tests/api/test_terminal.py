@@ -197,7 +197,7 @@ async def test_estimate_that_does_not_fit_says_why(cli: CliRunner) -> None:
 
 async def test_estimate_in_chinese(cli: CliRunner) -> None:
     out = (await run(cli, "estimate", "--gpu", "h200", "--count", "8", "--model", "deepseek-r1", "--lang", "zh")).stdout
-    assert "理由" in out and "卡数" in out and "张量并行" in out
+    assert "理由" in out and "卡数" in out and "专家并行" in out
 
 
 # compare

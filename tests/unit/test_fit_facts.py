@@ -9,7 +9,7 @@ import pytest
 from domain.catalog import Catalog
 from domain.estimates import ExchangeRate
 from domain.memory import GB, inference_memory
-from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
+from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.workloads import InferenceWorkload, WorkloadError
 from tests.conftest import gpu, llm
 

@@ -21,8 +21,8 @@ from domain.memory import (
     training_memory,
     weights_bytes,
 )
+from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.pricing import HOURS_PER_MONTH
-from domain.ranking import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.workloads import (
     Constraints,
     FineTuningWorkload,

@@ -1,0 +1,296 @@
+"""Calibration points reproduced by the model, and the ledger of its errors that sets bands and confidence."""
+
+from __future__ import annotations
+
+import math
+import statistics
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from functools import cached_property
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
+from domain.efficiency import FAMILY_NAMES, SCENARIOS, Family, Scenario, family_of
+from domain.engines import ENGINES
+from domain.estimates import PerformanceEstimate, Range
+from domain.memory import InstanceShape, usable_memory_bytes
+from domain.performance import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
+from domain.planning.plan import rounded
+from domain.serving import InstanceSpeed, Layout, compute_tflops
+
+Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
+# Share of the calibration points a band must contain, and the narrowest band any estimate gets.
+BAND_COVERAGE = 0.80
+MIN_SPREAD = 0.10
+# Where a family has no point for a kind, the band is this wide and the estimate says it is spec-sheet.
+UNCALIBRATED_SPREAD = 0.35
+CALIBRATED_MAX_MEDIAN = 0.15
+
+
+class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
+    """One public measurement with the conditions it was taken under."""
+
+    id: str
+    kind: Kind
+    gpu: str
+    gpu_count: int = 1
+    model: str
+    precision: str
+    engine: str = "unknown"
+    tensor: int = 1
+    pipeline: int = 1
+    expert: int = 1
+    kv_cache_precision: str = "bf16"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    concurrency: int = 1
+    sequence_length: int = 4096
+    method: str = "full"
+    steps: int = 0
+    width: int = 1024
+    height: int = 1024
+    batch: int = 1
+    metric: str
+    value: float
+    date: date
+    source: str
+    quote: str = ""
+    notes: str = ""
+
+
+_DECODER = msgspec.convert
+
+
+def parse_calibration(text: str) -> list[CalibrationPoint]:
+    """The points of a calibration TOML document."""
+    raw = tomllib.loads(text).get("points", [])
+    return [_DECODER(point, CalibrationPoint) for point in raw]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A point as the model predicts it: expected and the band of the pessimistic/optimistic scenarios."""
+
+    point: CalibrationPoint
+    family: Family
+    expected: float
+    low: float
+    high: float
+
+    @property
+    def error(self) -> float:
+        """Signed relative error of the expected value."""
+        return (self.expected - self.point.value) / self.point.value
+
+
+def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scenario) -> float:
+    dp_attention = point.expert > 1 and point.tensor == 1
+    layout = Layout(tensor=point.tensor, pipeline=point.pipeline, expert=point.expert, dp_attention=dp_attention)
+    copies = max(1, point.gpu_count // layout.gpus)
+    shape = InstanceShape.of(
+        model,
+        point.precision,
+        point.kv_cache_precision,
+        point.input_tokens + point.output_tokens,
+        layout.tensor,
+        layout.pipeline,
+        expert_parallel=layout.expert,
+        dp_attention=dp_attention,
+    )
+    held = shape.max_concurrency(usable_memory_bytes(gpu))
+    busy = min(copies, point.concurrency)
+    batch = max(1, min(held, math.ceil(point.concurrency / copies)))
+    engine = ENGINES.get(point.engine)  # type: ignore[call-overload]
+    speed = InstanceSpeed(
+        model,
+        gpu,
+        point.precision,
+        point.kv_cache_precision,
+        layout,
+        point.input_tokens,
+        max(1, point.output_tokens),
+        engine.decode_speedup if engine else 1.0,
+    )
+    serving = speed.point(batch, scenario)
+    output = busy * serving.tokens_per_s
+    metric = point.metric
+    if metric == "output_tokens_per_s":
+        return output
+    if metric == "output_tokens_per_s_per_gpu":
+        return output / point.gpu_count
+    if metric == "total_tokens_per_s":
+        return output * (point.input_tokens + point.output_tokens) / max(1, point.output_tokens)
+    if metric == "tpot_ms":
+        return serving.tpot_s * 1e3
+    if metric == "ttft_ms":
+        return serving.ttft_s * 1e3
+    if metric == "decode_step_ms":
+        return serving.step_s * 1e3
+    if metric == "prefill_ms":
+        return speed.prefill(scenario)[0] * 1e3
+    raise ValueError(f"{point.id}: metric {metric!r} is not an inference metric")
+
+
+def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scenario) -> float:
+    method = point.method if point.kind == "fine_tuning" else "full"
+    tokens = 1e11
+    speed = TrainingSpeed(
+        model,
+        gpu,
+        method=method,
+        precision=point.precision,
+        train_tokens=tokens,
+        sequence_length=point.sequence_length,
+        scenario=scenario,
+    )
+    run = speed.run(point.gpu_count, point.tensor, 8, 0)
+    metric = point.metric
+    if metric == "tokens_per_s":
+        return run.tokens_per_s
+    if metric == "tokens_per_s_per_gpu":
+        return run.tokens_per_s / point.gpu_count
+    if metric == "mfu_pct":
+        peak = (compute_tflops(gpu, "bf16") or 1.0) * 1e12
+        return (
+            100 * run.tokens_per_s * training_flops_per_token(model, point.sequence_length) / (point.gpu_count * peak)
+        )
+    raise ValueError(f"{point.id}: metric {metric!r} is not a training metric")
+
+
+def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: Scenario) -> float:
+    steps = point.steps or model.default_steps
+    tflop = image_tflop(model, point.width, point.height, steps)
+    seconds = seconds_per_image(tflop, gpu, point.precision, scenario, steps * model.passes_per_step)
+    if point.metric == "seconds_per_image":
+        return seconds
+    if point.metric == "images_per_hour":
+        return 3600.0 / seconds * point.gpu_count
+    raise ValueError(f"{point.id}: metric {point.metric!r} is not an image metric")
+
+
+def reproduce(catalog: Catalog, point: CalibrationPoint) -> Reproduction:
+    """The model's prediction for a point, in each scenario."""
+    gpu, model = catalog.gpu(point.gpu), catalog.model(point.model)
+    if gpu is None or model is None:
+        raise ValueError(f"{point.id}: unknown gpu {point.gpu!r} or model {point.model!r}")
+    values: dict[Scenario, float] = {}
+    for scenario in SCENARIOS:
+        if isinstance(model, DiffusionModel):
+            values[scenario] = _images(gpu, model, point, scenario)
+        elif point.kind == "inference":
+            values[scenario] = _inference(catalog, gpu, model, point, scenario)
+        else:
+            values[scenario] = _training(gpu, model, point, scenario)
+    ends = (values["pessimistic"], values["optimistic"])
+    return Reproduction(point, family_of(gpu), values["expected"], min(ends), max(ends))
+
+
+class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
+    """How well the model reproduces the public measurements of one GPU family and workload kind."""
+
+    family: Annotated[str, msgspec.Meta(description="GPU family id: ampere, hopper, blackwell, ada, cdna3, ...")]
+    family_name: Annotated[str, msgspec.Meta(description="The family as people name it.")]
+    kind: Annotated[Kind, msgspec.Meta(description="Workload kind.")]
+    points: Annotated[int, msgspec.Meta(description="Public measurements of this family and kind.")]
+    median_error_pct: Annotated[float, msgspec.Meta(description="Median |expected - measured| / measured, %.")]
+    worst_error_pct: Annotated[float, msgspec.Meta(description="Largest |expected - measured| / measured, %.")]
+    band_coverage_pct: Annotated[float, msgspec.Meta(description="Share of measurements inside the low-high band, %.")]
+    band_pct: Annotated[float, msgspec.Meta(description="Half-width of the band estimates of this row get, %.")]
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The calibration ledger: rows per family and kind, and the band and confidence each one warrants."""
+
+    rows: tuple[LedgerRow, ...]
+    reproductions: tuple[Reproduction, ...]
+
+    def spread(self, family: Family, kind: str) -> float:
+        """Relative half-width of the band estimates of this family and kind get."""
+        row = self._row(family, kind)
+        return row.band_pct / 100 if row is not None else UNCALIBRATED_SPREAD
+
+    def calibrated(self, family: Family, kind: str) -> bool:
+        row = self._row(family, kind)
+        return row is not None and row.points >= 3 and row.median_error_pct <= CALIBRATED_MAX_MEDIAN * 100
+
+    def _row(self, family: Family, kind: str) -> LedgerRow | None:
+        kind = "training" if kind == "fine_tuning" and self._index.get(("fine_tuning", family)) is None else kind
+        return self._index.get((kind, family))
+
+    @cached_property
+    def _index(self) -> dict[tuple[str, str], LedgerRow]:
+        return {(row.kind, row.family): row for row in self.rows}
+
+
+def _quantile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    position = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
+    return ordered[position]
+
+
+def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
+    """Reproduce every point; per family and kind: errors, the band that holds 80% of them, its coverage."""
+    reproductions = tuple(reproduce(catalog, point) for point in points)
+    groups: dict[tuple[Kind, Family], list[Reproduction]] = {}
+    for item in reproductions:
+        groups.setdefault((item.point.kind, item.family), []).append(item)
+    rows = []
+    for (kind, family), items in sorted(groups.items()):
+        errors = [abs(item.error) for item in items]
+        # The half-width around the expected value that reaches each measurement, with a little margin.
+        reach = [abs(item.point.value / item.expected - 1) * 1.001 for item in items]
+        spread = max(MIN_SPREAD, _quantile(reach, BAND_COVERAGE))
+        covered = sum(1 for item in items if _in_band(item, spread))
+        rows.append(
+            LedgerRow(
+                family=family,
+                family_name=FAMILY_NAMES[family],
+                kind=kind,
+                points=len(items),
+                median_error_pct=round(100 * statistics.median(errors), 1),
+                worst_error_pct=round(100 * max(errors), 1),
+                band_coverage_pct=round(100 * covered / len(items), 1),
+                band_pct=round(100 * spread, 1),
+            )
+        )
+    return Ledger(rows=tuple(rows), reproductions=reproductions)
+
+
+def band(expected: float, low: float, high: float, spread: float) -> tuple[float, float]:
+    """The band of an estimate: the scenarios' ends, widened to the ledger's spread around the expected value."""
+    return min(low, expected * (1 - spread)), max(high, expected * (1 + spread))
+
+
+def _in_band(item: Reproduction, spread: float) -> bool:
+    low, high = band(item.expected, item.low, item.high, spread)
+    return low <= item.point.value <= high
+
+
+def widen(performance: PerformanceEstimate, spread: float) -> PerformanceEstimate:
+    """Every range of an estimate widened to the ledger's band (concurrency is a count, not an estimate)."""
+    changes = {}
+    for name in (
+        "tokens_per_second",
+        "tokens_per_second_per_gpu",
+        "ttft_ms",
+        "tpot_ms",
+        "run_hours",
+        "images_per_hour",
+    ):
+        value: Range | None = getattr(performance, name)
+        if value is None:
+            continue
+        low, high = band(value.expected, value.low, value.high, spread)
+        changes[name] = Range(expected=value.expected, low=rounded(low), high=rounded(high))
+    return msgspec.structs.replace(performance, **changes)
+
+
+def confidence(ledger: Ledger | None, gpu: Gpu, kind: str) -> Literal["calibrated", "spec_sheet"]:
+    """Calibrated where the ledger holds enough points of this family and kind with a small median error."""
+    if ledger is not None and ledger.calibrated(family_of(gpu), kind):
+        return "calibrated"
+    return "spec_sheet"

@@ -1,0 +1,92 @@
+"""Image generation: one pipeline per GPU, as many GPUs as the asked rate needs."""
+
+from __future__ import annotations
+
+import math
+
+from domain.catalog import DiffusionModel, Gpu
+from domain.efficiency import SCENARIOS, factor
+from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
+from domain.memory import GB, DiffusionPipeline, usable_memory_bytes
+from domain.performance import image_tflop, seconds_per_image
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
+from domain.workloads import ImageGenerationWorkload
+
+
+def image_sizing(plan: Plan) -> tuple[DiffusionPipeline, float]:
+    """The pipeline's memory figures and the TFLOP of one image, neither of which depends on the GPU."""
+    sizing = plan.memo.get("images")
+    if sizing is None:
+        workload, model = plan.resolved.workload, plan.resolved.model
+        assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
+        assert workload.steps is not None
+        sizing = plan.memo["images"] = (
+            DiffusionPipeline.of(model, workload.precision, workload.width, workload.height),
+            image_tflop(model, workload.width, workload.height, workload.steps),
+        )
+    return sizing
+
+
+def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
+    """The GPUs that make the asked images per hour (one when no rate is asked)."""
+    workload = plan.resolved.workload
+    model = plan.resolved.model
+    assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
+    assert workload.steps is not None and workload.width is not None and workload.height is not None
+    precision_check(gpu, workload.precision)
+    pipeline, tflop = image_sizing(plan)
+    memory = pipeline.memory(usable_memory_bytes(gpu))
+    if not memory.fits:
+        raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+    require_renter(plan, gpu)
+    passes = workload.steps * model.passes_per_step
+    seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes) for s in SCENARIOS}
+    per_gpu = 3600.0 / seconds["expected"]
+    gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
+    rental = rental_for(plan, gpu, gpus, 1)
+    if rental is not None and plan.fixed_count is None:
+        gpus = rental.gpus
+    nodes = node_count(rental, gpus)
+    check_limits(plan, gpus, nodes)
+    total = {s: 3600.0 / t * gpus for s, t in seconds.items()}
+    unmet = ["images_per_hour"] if workload.images_per_hour and total["expected"] < workload.images_per_hour else []
+    capacity = memory.usable_bytes * gpus
+    required = memory.required_bytes * gpus
+    candidate = Candidate(
+        gpu=gpu,
+        gpu_count=gpus,
+        nodes=nodes,
+        parallelism=Parallelism(tensor=1, pipeline=1, data=gpus),
+        rental=rental,
+        memory=MemoryUse(
+            capacity_gb=rounded(capacity / GB),
+            required_gb=rounded(required / GB),
+            weights_gb=rounded(memory.weights_bytes * gpus / GB),
+            activations_gb=rounded(memory.activations_bytes * gpus / GB),
+            headroom_pct=headroom_pct(capacity, required),
+        ),
+        performance=PerformanceEstimate(images_per_hour=as_range(total), bound="compute"),
+        unmet=unmet,
+        perf_value=total["expected"],
+        need_value=workload.images_per_hour,
+    )
+    candidate.reasons.append(plan.say("images_per_gpu", per_gpu=per_gpu))
+    mfu = factor(gpu, "diffusion_mfu")
+    flops = image_tflop(model, workload.width, workload.height, workload.steps)
+    candidate.assumptions = [
+        Assumption(
+            name="image_tflop",
+            value=f"{flops:.0f} TFLOP per image ({workload.steps} steps x "
+            f"{model.passes_per_step} passes, {workload.width}x{workload.height}, VAE decode)",
+            source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
+        ),
+        Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
+        Assumption(
+            name="batch",
+            value="1 image at a time per GPU: compute-bound from batch 1 at these sizes, so larger batches add latency "
+            "without adding much throughput",
+            source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
+        ),
+    ]
+    return candidate

@@ -1,0 +1,296 @@
+"""Serving an LLM: the layout, copies and batch that meet the load at the lowest cost, or the fastest on given GPUs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+from domain.catalog import Gpu, LlmModel
+from domain.efficiency import SCENARIOS
+from domain.engines import ENGINES
+from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
+from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.planning.inference_text import describe_inference
+from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_host, require_renter
+from domain.pricing import Rental
+from domain.serving import InstanceSpeed, Layout, ServingPoint
+from domain.workloads import InferenceWorkload
+
+
+class Copy:
+    """One model copy's layout on one GPU: its memory, its batch cap, and its speed when first asked."""
+
+    def __init__(self, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> None:
+        self.plan, self.gpu, self.layout = plan, gpu, sized.layout
+        self.memory: InferenceMemory = sized.shape.memory(usable)
+        sizing = inference_sizing(plan)
+        caps = [self.memory.max_concurrency, ENGINES[sizing.workload.engine].batch_cap(gpu)]
+        if plan.max_batch is not None:
+            caps.append(plan.max_batch)
+        self.capacity = min(caps)
+
+    @property
+    def gpus(self) -> int:
+        return self.layout.gpus
+
+    @cached_property
+    def speed(self) -> InstanceSpeed:
+        sizing = inference_sizing(self.plan)
+        workload = sizing.workload
+        return InstanceSpeed(
+            sizing.model,
+            self.gpu,
+            sizing.precision,
+            sizing.kv_precision,
+            self.layout,
+            workload.input_tokens,
+            workload.output_tokens,
+            ENGINES[workload.engine].decode_speedup,
+        )
+
+    def point(self, batch: int) -> ServingPoint:
+        return self.speed.point(batch, "expected")
+
+
+@dataclass
+class Choice:
+    """A layout with its copies and batch, what it misses, and how it compares with the others."""
+
+    copy: Copy
+    copies: int
+    batch: int
+    in_flight: int
+    busy_copies: int
+    unmet: list[str]
+    rental: Rental | None
+    gpus: int
+    throughput: float  # output tokens/s of the whole configuration, expected
+
+    def key(self, with_load: bool, fixed: bool) -> tuple[float, ...]:
+        """Lower is better: targets first, then the cost of meeting the load, or throughput (per dollar)."""
+        missed = float(len(self.unmet))
+        hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
+        if with_load and not fixed:
+            return (missed, hourly, -self.throughput)
+        if fixed:
+            return (missed, -self.throughput, self.copy.gpus)
+        return (missed, -self.throughput / hourly, hourly)
+
+
+class InferenceSizing:
+    """An inference request's model, precisions and layouts: computed once per request."""
+
+    def __init__(self, plan: Plan) -> None:
+        workload, model = plan.resolved.workload, plan.resolved.model
+        assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
+        assert workload.precision is not None and workload.kv_cache_precision is not None
+        self.model, self.workload = model, workload
+        self.precision, self.kv_precision = workload.precision, workload.kv_cache_precision
+        limits = plan.constraints
+        max_nodes = 1 if limits.single_node else limits.max_nodes
+        fixed = plan.fixed_count
+        max_gpus = fixed if fixed is not None else min(limits.max_gpus, max_nodes * GPUS_PER_NODE)
+        layouts = candidate_layouts(model, max_gpus, fixed)
+        if plan.forced is not None:
+            forced = plan.forced
+            layouts = [
+                layout
+                for layout in layouts
+                if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
+            ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
+        self.layouts = InferenceLayouts(
+            model, self.precision, self.kv_precision, workload.input_tokens + workload.output_tokens, layouts
+        )
+        self.max_gpus = max_gpus
+        self.has_load = bool(workload.concurrency or workload.requests_per_second)
+
+
+def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> Layout:
+    """The layout a client forces; expert parallel without tensor parallel means data-parallel attention on MLA."""
+    dp_attention = expert > 1 and tensor == 1 and model.mla is not None
+    return Layout(tensor=tensor, pipeline=pipeline, expert=expert, dp_attention=dp_attention)
+
+
+def inference_sizing(plan: Plan) -> InferenceSizing:
+    sizing = plan.memo.get("inference")
+    if sizing is None:
+        sizing = plan.memo["inference"] = InferenceSizing(plan)
+    return sizing
+
+
+def _check_forced(plan: Plan, sizing: InferenceSizing) -> None:
+    forced = plan.forced
+    if forced is None:
+        return
+    model, gpus = sizing.model, forced.tensor * forced.pipeline if forced.expert == 1 or forced.tensor > 1 else 0
+    gpus = gpus or forced.expert * forced.pipeline
+    if model.attention_heads % forced.tensor:
+        raise Excluded("layout_heads", tp=forced.tensor, heads=model.attention_heads)
+    if forced.expert > 1 and (model.moe is None or forced.expert > model.moe.routed_experts):
+        raise Excluded("layout_experts", ep=forced.expert)
+    if plan.fixed_count is not None and plan.fixed_count % gpus:
+        raise Excluded("layout_count", layout_gpus=gpus, gpus=plan.fixed_count)
+
+
+def _evaluate(plan: Plan, copy: Copy, sizing: InferenceSizing) -> Choice:
+    """Copies and batch of one layout: enough copies for the load within the targets, or all the GPUs given."""
+    workload = sizing.workload
+    capacity = copy.capacity
+    tpot_target, ttft_target = workload.max_tpot_ms, workload.max_ttft_ms
+
+    def within(batch: int) -> bool:
+        point = copy.point(batch)
+        return (tpot_target is None or point.tpot_s * 1e3 <= tpot_target) and (
+            ttft_target is None or point.ttft_s * 1e3 <= ttft_target
+        )
+
+    unmet: list[str] = []
+    best = capacity if tpot_target is None and ttft_target is None else largest_batch(capacity, within)
+    if best == 0:
+        best = 1
+        point = copy.point(1)
+        if tpot_target is not None and point.tpot_s * 1e3 > tpot_target:
+            unmet.append("max_tpot_ms")
+        if ttft_target is not None and point.ttft_s * 1e3 > ttft_target:
+            unmet.append("max_ttft_ms")
+    concurrency, rate = workload.concurrency, workload.requests_per_second
+    fixed = plan.fixed_count
+    if fixed is not None:
+        copies = fixed // copy.gpus
+    else:
+        copies = 1
+        if concurrency:
+            copies = math.ceil(concurrency / best)
+        if rate:
+            copies = max(copies, math.ceil(rate / copy.point(best).requests_per_s))
+    gpus = fixed if fixed is not None else copies * copy.gpus
+    rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    if rental is not None and fixed is None:
+        gpus = rental.gpus
+        copies = gpus // copy.gpus  # whole instances: the extra GPUs run extra copies
+    batch, busy = best, copies
+    if concurrency:
+        # Sequences spread over the copies; with fewer sequences than copies the rest stand idle.
+        busy = min(copies, concurrency)
+        batch = min(capacity, math.ceil(concurrency / copies))
+    if rate:
+        needed = rate / copies
+        batch = max(
+            batch if concurrency else 1, smallest_batch(best, lambda b: copy.point(b).requests_per_s >= needed) or best
+        )
+    in_flight = min(concurrency, copies * capacity) if concurrency else busy * batch
+    throughput = (
+        in_flight * copy.point(batch).tokens_per_s / batch if concurrency else busy * copy.point(batch).tokens_per_s
+    )
+    if concurrency and copies * capacity < concurrency:
+        unmet.append("concurrency")
+    if rate and copies * copy.point(min(best, capacity)).requests_per_s < rate * 0.999:
+        unmet.append("requests_per_second")
+    point = copy.point(batch)
+    if tpot_target is not None and point.tpot_s * 1e3 > tpot_target and "max_tpot_ms" not in unmet:
+        unmet.append("max_tpot_ms")
+    if ttft_target is not None and point.ttft_s * 1e3 > ttft_target and "max_ttft_ms" not in unmet:
+        unmet.append("max_ttft_ms")
+    return Choice(copy, copies, batch, in_flight, busy, unmet, rental, gpus, throughput)
+
+
+def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
+    """The best configuration of this GPU for the request (see module docstring)."""
+    sizing = inference_sizing(plan)
+    workload, model = sizing.workload, sizing.model
+    precision_check(gpu, sizing.precision)
+    if gpu.vendor not in ENGINES[workload.engine].vendors:
+        raise Excluded("engine_vendor", engine=ENGINES[workload.engine].name)
+    _check_forced(plan, sizing)
+    usable = usable_memory_bytes(gpu)
+    fitting = sizing.layouts.fitting(usable)
+    if not fitting:
+        needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
+        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
+    require_renter(plan, gpu)
+    require_host(plan, gpu, {min(s.layout.gpus, GPUS_PER_NODE) for s in fitting})
+    choices: list[Choice] = []
+    first_error: Excluded | None = None
+    fixed = plan.fixed_count is not None
+    for sized in fitting:
+        try:
+            choices.append(_evaluate(plan, Copy(plan, gpu, sized, usable), sizing))
+        except Excluded as error:
+            first_error = first_error or error
+    if not choices:
+        assert first_error is not None
+        raise first_error
+    choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
+    chosen = choices[0]
+    runner_up = choices[1] if len(choices) > 1 else None
+    nodes = node_count(chosen.rental, chosen.gpus)
+    check_limits(plan, chosen.gpus, nodes)
+    return _candidate(plan, gpu, sizing, chosen, runner_up, nodes)
+
+
+def _candidate(
+    plan: Plan, gpu: Gpu, sizing: InferenceSizing, chosen: Choice, runner_up: Choice | None, nodes: int
+) -> Candidate:
+    copy, batch = chosen.copy, chosen.batch
+    points = {s: copy.speed.point(batch, s) for s in SCENARIOS}
+    share = chosen.throughput / points["expected"].tokens_per_s  # copies' worth of work actually in flight
+    gpus = chosen.gpus
+    layout = copy.layout
+    performance = PerformanceEstimate(
+        tokens_per_second=as_range({s: p.tokens_per_s * share for s, p in points.items()}),
+        tokens_per_second_per_gpu=as_range({s: p.tokens_per_s * share / gpus for s, p in points.items()}),
+        ttft_ms=as_range({s: p.ttft_s * 1e3 for s, p in points.items()}),
+        tpot_ms=as_range({s: p.tpot_s * 1e3 for s, p in points.items()}),
+        concurrency=Range(expected=chosen.in_flight, low=chosen.in_flight, high=chosen.in_flight),
+        bound=points["expected"].bound,
+    )
+    mem = copy.memory
+    per_copy_kv = batch * mem.kv_bytes_per_sequence * (copy.gpus if not layout.dp_attention else 1)
+    kv_total = per_copy_kv * chosen.busy_copies
+    weights_total = mem.weights_bytes * copy.gpus * chosen.copies
+    capacity_total = mem.usable_bytes * gpus
+    required = weights_total + kv_total + mem.reserve_bytes * gpus
+    memory = MemoryUse(
+        capacity_gb=rounded(capacity_total / GB),
+        required_gb=rounded(required / GB),
+        weights_gb=rounded(weights_total / GB),
+        kv_cache_gb=rounded(kv_total / GB),
+        headroom_pct=headroom_pct(capacity_total, required),
+        max_concurrency=chosen.copies * copy.capacity,
+    )
+    workload = sizing.workload
+    candidate = Candidate(
+        gpu=gpu,
+        gpu_count=gpus,
+        nodes=nodes,
+        parallelism=Parallelism(
+            tensor=layout.tensor, pipeline=layout.pipeline, data=chosen.copies, expert=layout.expert
+        ),
+        rental=chosen.rental,
+        memory=memory,
+        performance=performance,
+        unmet=chosen.unmet,
+        perf_value=chosen.throughput,
+        need_value=_needed_throughput(workload, points["expected"]),
+    )
+    describe_inference(plan, candidate, sizing, chosen, runner_up)
+    return candidate
+
+
+def _needed_throughput(workload: InferenceWorkload, point: ServingPoint) -> float | None:
+    """Output tokens/s the load asks for: its sequences at the per-sequence rate, or its requests' tokens."""
+    needs = []
+    if workload.concurrency:
+        needs.append(workload.concurrency * point.tokens_per_s / point.batch)
+    if workload.requests_per_second:
+        needs.append(workload.requests_per_second * workload.output_tokens)
+    return max(needs) if needs else None
+
+
+def smallest_copy(plan: Plan, gpu: Gpu) -> int | None:
+    """The fewest GPUs one copy of the model fits on (None when no layout fits)."""
+    fitting = inference_sizing(plan).layouts.fitting(usable_memory_bytes(gpu))
+    return fitting[0].layout.gpus if fitting else None

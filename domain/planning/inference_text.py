@@ -1,0 +1,206 @@
+"""Why an inference layout was chosen, what to watch, and the assumptions behind its figures."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from domain.efficiency import (
+    ALL_TO_ALL_US,
+    ALPHA_GROWTH_PER_DOUBLING,
+    FLOOR_GROWTH_PER_DOUBLING,
+    MBU_DECAY_PER_DOUBLING,
+    W4_DECODE,
+    factor,
+)
+from domain.engines import ENGINES
+from domain.estimates import Assumption
+from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
+from domain.planning.launch import inference_launch
+from domain.planning.plan import Candidate, Plan
+from domain.serving import WEIGHT_ONLY, Layout, link_kind
+
+if TYPE_CHECKING:
+    from domain.planning.inference import Choice, InferenceSizing
+
+THIN_HEADROOM_PCT = 5.0
+
+
+def layout_label(layout: Layout, copies: int) -> str:
+    """A layout as engineers write it: TP4 x PP2, EP8 with DP attention, and the copies."""
+    if layout.dp_attention:
+        text = f"EP{layout.expert} with data-parallel attention"
+    else:
+        text = f"TP{layout.tensor}"
+        if layout.expert > 1:
+            text += f" EP{layout.expert}"
+    if layout.pipeline > 1:
+        text += f" x PP{layout.pipeline}"
+    return text + (f" x {copies} copies" if copies > 1 else "")
+
+
+def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: Choice | None) -> str:
+    label = layout_label(chosen.copy.layout, chosen.copies)
+    if other is None:
+        return plan.say("layout_only", layout=label)
+    other_label = layout_label(other.copy.layout, other.copies)
+    if len(other.unmet) > len(chosen.unmet):
+        return plan.say("layout_targets", layout=label, other=other_label)
+    if sizing.has_load and plan.fixed_count is None:
+
+        def hourly(choice: Choice) -> str:
+            if choice.rental is None:
+                return f"{choice.gpus} GPUs"
+            return f"${choice.rental.usd_per_hour:,.2f}/h"
+
+        if hourly(chosen) != hourly(other):
+            return plan.say(
+                "layout_load", layout=label, cost=hourly(chosen), other=other_label, other_cost=hourly(other)
+            )
+    if plan.fixed_count is None and chosen.rental is not None and other.rental is not None:
+        return plan.say(
+            "layout_per_dollar",
+            layout=label,
+            per_dollar=chosen.throughput * 3600 / chosen.rental.usd_per_hour,
+            other=other_label,
+            other_per_dollar=other.throughput * 3600 / other.rental.usd_per_hour,
+        )
+    return plan.say(
+        "layout_throughput", layout=label, tokens=chosen.throughput, other=other_label, other_tokens=other.throughput
+    )
+
+
+def describe_inference(
+    plan: Plan, candidate: Candidate, sizing: InferenceSizing, chosen: Choice, other: Choice | None
+) -> None:
+    """Fill the candidate's reasons, warnings, assumptions, layout reason and launch command."""
+    gpu, model, workload = candidate.gpu, sizing.model, sizing.workload
+    layout = chosen.copy.layout
+    weights_gb = model.params_b * BYTES_PER_PARAM[sizing.precision]
+    reasons, warnings = candidate.reasons, candidate.warnings
+    if layout.gpus == 1:
+        reasons.append(plan.say("fits_one_gpu", gpu=gpu.name, weights_gb=weights_gb))
+    elif layout.expert > 1:
+        dp_text = ""
+        if layout.dp_attention:
+            dp_text = (
+                ", attention data-parallel so each GPU keeps its own requests' latent cache"
+                if plan.lang == "en"
+                else "，注意力数据并行，每张卡只保存自己请求的潜变量缓存"
+            )
+        reasons.append(plan.say("expert_parallel", ep=layout.expert, dp_text=dp_text))
+    elif layout.pipeline > 1 and layout.gpus > 8:
+        reasons.append(plan.say("pipeline_nodes", nodes=layout.pipeline, pp=layout.pipeline))
+    elif layout.pipeline > 1:
+        reasons.append(plan.say("pipeline_in_node", pp=layout.pipeline, tp=layout.tensor))
+    elif workload.max_tpot_ms is not None and other is not None and other.copy.gpus < layout.gpus:
+        reasons.append(plan.say("tensor_parallel_latency", tp=layout.tensor))
+    else:
+        reasons.append(plan.say("tensor_parallel", tp=layout.tensor, weights_gb=weights_gb))
+    if chosen.copies > 1:
+        reasons.append(plan.say("replicas", replicas=chosen.copies, concurrency=chosen.in_flight))
+    if workload.concurrency and chosen.busy_copies < chosen.copies:
+        warnings.append(
+            plan.say("idle_copies", busy=chosen.busy_copies, copies=chosen.copies, concurrency=workload.concurrency)
+        )
+    if layout.tensor > 1 and gpu.interconnect.kind == "pcie":
+        warnings.append(plan.say("no_nvlink_inference", gpu=gpu.name))
+    capacity = chosen.copies * chosen.copy.capacity
+    if workload.concurrency and capacity < workload.concurrency:
+        warnings.append(plan.say("queueing", capacity=capacity, concurrency=workload.concurrency))
+    if candidate.nodes > 1 and model.params_b > 100:
+        warnings.append(plan.say("infiniband"))
+    if sizing.precision == "bf16" and not gpu.tflops.bf16:
+        warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
+    if sizing.precision in WEIGHT_ONLY and not (sizing.precision == "fp4" and gpu.supports_fp4):
+        warnings.append(plan.say("weight_only", gpu=gpu.name, precision=sizing.precision.upper()))
+    if candidate.memory.headroom_pct < THIN_HEADROOM_PCT:
+        warnings.append(plan.say("thin_headroom", headroom=candidate.memory.headroom_pct))
+    candidate.layout_reason = _layout_reason(plan, sizing, chosen, other)
+    candidate.assumptions = _assumptions(plan, sizing, chosen)
+    candidate.launch = inference_launch(model, workload, sizing.precision, sizing.kv_precision, chosen)
+
+
+def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
+    """The assumptions every option of the request states alike: weights, KV cache, sequence, engine."""
+    workload, model = sizing.workload, sizing.model
+    engine = ENGINES[workload.engine]
+    return [
+        Assumption(
+            name="weights",
+            value=f"{sizing.precision}, {BYTES_PER_PARAM[sizing.precision]:g} bytes per parameter incl. "
+            "quantization scales",
+            source="Kipply, 'Transformer inference arithmetic' (kipp.ly/transformer-inference-arithmetic)",
+        ),
+        Assumption(
+            name="kv_cache",
+            value=f"{sizing.kv_precision}, {kv_bytes_per_token(model, sizing.kv_precision):,.0f} bytes per token",
+            source="the model's config.json: " + "; ".join(model.sources[:1]),
+        ),
+        Assumption(
+            name="sequence",
+            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
+            "mean decode context input + output/2",
+            source="request",
+        ),
+        Assumption(
+            name="engine",
+            value=f"{engine.name}: up to {engine.large_gpu_batch} sequences per copy on GPUs of 70 GiB or more "
+            f"({engine.small_gpu_batch} below), KV cache {sizing.kv_precision}, decode efficiency "
+            f"x{engine.decode_speedup:g} of vLLM's",
+            source=engine.source,
+        ),
+        Assumption(
+            name="latency_definitions",
+            value="tpot_ms: mean time between a request's output tokens under continuous batching with chunked "
+            "prefill (decode steps plus the share of steps that carry other requests' prefills); ttft_ms: prefill "
+            "sharing the GPUs with decoding, one decode step and the wait behind other prefills (M/D/1)",
+            source="vLLM chunked prefill (docs.vllm.ai, 'Optimization and Tuning')",
+        ),
+    ]
+
+
+def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
+    gpu, model, layout = chosen.copy.gpu, sizing.model, chosen.copy.layout
+    shared = plan.memo.get("inference_assumptions")
+    if shared is None:
+        shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
+    items = list(shared)
+    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
+    mfu = factor(gpu, "prefill_mfu")
+    floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+    items += [
+        Assumption(
+            name="gpu_memory_utilization",
+            value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
+            "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
+            source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
+        ),
+        Assumption(
+            name="batch",
+            value=f"{chosen.batch} sequences per model copy (at most {chosen.copy.capacity} fit or are allowed)",
+            source="request, or the largest within the targets",
+        ),
+        Assumption(name="decode_mbu", value=mbu.describe(), source=mbu.source),
+        Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
+        Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
+    ]
+    if sizing.precision in ("fp8", "int8"):
+        fp8 = factor(gpu, "fp8_decode")
+        items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
+    if layout.gpus > 1:
+        items.append(
+            Assumption(
+                name="tensor_parallel",
+                value=f"{layout.tensor} GPUs over {link_kind(gpu, layout.tensor)}; per doubling of the group: "
+                f"latency x(1+{ALPHA_GROWTH_PER_DOUBLING.expected:g}), "
+                f"floor x(1+{FLOOR_GROWTH_PER_DOUBLING.expected:g}), bandwidth x{MBU_DECAY_PER_DOUBLING.expected:g}",
+                source=ALPHA_GROWTH_PER_DOUBLING.source,
+            )
+        )
+    if layout.expert > 1:
+        items.append(
+            Assumption(name="expert_all_to_all_us", value=ALL_TO_ALL_US.describe(), source=ALL_TO_ALL_US.source)
+        )
+    if sizing.precision in WEIGHT_ONLY:
+        items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
+    return items

@@ -1,0 +1,103 @@
+"""The command that runs an option: the serving engine's for inference, the launcher's for training."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from domain.catalog import LlmModel
+from domain.estimates import Launch, Parallelism
+from domain.planning.plan import GPUS_PER_NODE
+from domain.workloads import InferenceWorkload
+
+if TYPE_CHECKING:
+    from domain.planning.inference import Choice
+
+# Checkpoints already stored in the weight precision need no quantization flag.
+_NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
+_QUANTIZATION = {"fp8": "fp8", "int8": "int8", "int4": "awq", "fp4": "mxfp4"}
+
+
+def hf_id(model: LlmModel) -> str:
+    """The model's Hugging Face repository from its aliases, else its catalog id."""
+    return next((alias for alias in model.aliases if "/" in alias), model.id)
+
+
+def inference_launch(
+    model: LlmModel,
+    workload: InferenceWorkload,
+    precision: str,
+    kv_precision: str,
+    chosen: Choice,
+) -> Launch:
+    """`vllm serve`, `sglang.launch_server` or `trtllm-serve` for the chosen layout."""
+    layout, copies, batch_cap = chosen.copy.layout, chosen.copies, chosen.copy.capacity
+    repo = hf_id(model)
+    quantize = _QUANTIZATION.get(precision) if _NATIVE.get(model.native_precision) != precision else None
+    context = workload.input_tokens + workload.output_tokens
+    engine = workload.engine
+    if engine == "sglang":
+        gpus = layout.gpus // layout.pipeline
+        flags = [f"--model-path {repo}", f"--tp-size {gpus}"]
+        if layout.pipeline > 1:
+            flags.append(f"--pp-size {layout.pipeline}")
+        if layout.dp_attention:
+            flags += [f"--dp-size {layout.expert}", "--enable-dp-attention"]
+        if layout.expert > 1:
+            flags.append(f"--ep-size {layout.expert}")
+        flags.append(f"--max-running-requests {batch_cap}")
+        if kv_precision == "fp8":
+            flags.append("--kv-cache-dtype fp8_e4m3")
+        if quantize:
+            flags.append(f"--quantization {quantize}")
+        flags.append(f"--context-length {context}")
+        command = "python -m sglang.launch_server " + " ".join(flags)
+    elif engine == "trtllm":
+        tensor = layout.gpus // layout.pipeline
+        flags = [repo, f"--tp_size {tensor}", f"--pp_size {layout.pipeline}"]
+        if layout.expert > 1:
+            flags.append(f"--ep_size {layout.expert}")
+        flags += [f"--max_batch_size {batch_cap}", f"--max_seq_len {context}"]
+        command = "trtllm-serve " + " ".join(flags)
+    else:
+        flags = [repo, f"--tensor-parallel-size {layout.tensor}", f"--pipeline-parallel-size {layout.pipeline}"]
+        if layout.dp_attention:
+            flags.append(f"--data-parallel-size {layout.expert * max(1, copies)}")
+        elif copies > 1:
+            flags.append(f"--data-parallel-size {copies}")
+        if layout.expert > 1:
+            flags.append("--enable-expert-parallel")
+        flags.append(f"--max-num-seqs {batch_cap}")
+        flags.append(f"--kv-cache-dtype {'fp8' if kv_precision == 'fp8' else 'auto'}")
+        if quantize:
+            flags.append(f"--quantization {quantize}")
+        flags.append(f"--max-model-len {context}")
+        command = "vllm serve " + " ".join(flags)
+    return Launch(engine=engine, command=command)
+
+
+def training_launch(
+    model: LlmModel, parallelism: Parallelism, gpus: int, micro_batch: int, recompute_layers: int, sequence: int
+) -> Launch:
+    """torchrun with Megatron-LM's names for the layout: tensor, pipeline, data, micro-batch, recompute."""
+    nodes = max(1, -(-gpus // GPUS_PER_NODE))
+    per_node = min(gpus, GPUS_PER_NODE)
+    flags = [
+        f"--tensor-model-parallel-size {parallelism.tensor}",
+        f"--pipeline-model-parallel-size {parallelism.pipeline}",
+        f"--micro-batch-size {micro_batch}",
+        f"--seq-length {sequence}",
+        "--use-distributed-optimizer",
+        "--bf16",
+    ]
+    if recompute_layers:
+        flags += [
+            "--recompute-granularity full",
+            "--recompute-method block",
+            f"--recompute-num-layers {recompute_layers}",
+        ]
+    command = (
+        f"torchrun --nnodes {nodes} --nproc-per-node {per_node} pretrain_gpt.py "
+        + " ".join(flags)
+        + f"  # data parallel {parallelism.data} ({model.name})"
+    )
+    return Launch(engine="megatron", command=command)

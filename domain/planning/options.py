@@ -1,0 +1,248 @@
+"""Options as the answer shows them: common reasons and warnings, rent-or-buy hint, requirements, infeasible ones."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import msgspec
+
+from domain.catalog import DiffusionModel, Gpu, LlmModel
+from domain.efficiency import family_of
+from domain.estimates import (
+    Cost,
+    GpuSummary,
+    MemoryUse,
+    OfferUsed,
+    Option,
+    Parallelism,
+    PerformanceEstimate,
+    Requirements,
+    ScoreBreakdown,
+    TcoHint,
+)
+from domain.explain import pricing_name, target_names
+from domain.memory import (
+    BYTES_PER_PARAM,
+    GB,
+    diffusion_memory,
+    kv_bytes_per_sequence,
+    runtime_reserve_bytes,
+    training_memory,
+    usable_memory_bytes,
+    weights_bytes,
+)
+from domain.performance import image_tflop, training_flops_per_token
+from domain.planning.accuracy import confidence, widen
+from domain.planning.inference import smallest_copy
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
+from domain.planning.planners import PLANNERS
+from domain.planning.scoring import total
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS
+from domain.tco import owned_monthly_usd
+from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload, Objective
+
+
+def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:
+    """The reasons and warnings every option gets after its planner's: software stack, GPU data, the price used."""
+    gpu = candidate.gpu
+    reasons: list[str] = []
+    warnings: list[str] = []
+    stack = gpu.ecosystem
+    if stack in ("rocm", "gaudi", "cann"):
+        warnings.append(plan.say(stack))
+    if gpu.confidence == "low":
+        warnings.append(plan.say("low_confidence_gpu", gpu=gpu.name))
+    if confidence(plan.catalog.accuracy, gpu, plan.kind) == "spec_sheet":
+        warnings.append(plan.say("spec_sheet", gpu=gpu.name))
+    if candidate.rental is not None:
+        offer = candidate.rental.offer
+        days = candidate.rental.age_days(plan.today)
+        if days > PRICE_AGE_WARNING_DAYS:
+            warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
+        provider = plan.catalog.provider(offer.provider)
+        reasons.append(
+            plan.say(
+                "offer",
+                provider=provider.name if provider else offer.provider,
+                pricing=pricing_name(offer.pricing, plan.lang),
+                price=offer.usd_per_gpu_hour,
+                as_of=offer.as_of.isoformat(),
+            )
+        )
+    elif plan.constraints.require_offer is False:
+        warnings.append(plan.say("no_offer_priced"))
+    return reasons, warnings
+
+
+def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
+    """Serving runs around the clock: set a month of rent against a month of owning the same GPUs."""
+    if plan.kind != "inference" or candidate.rental is None:
+        return None
+    owned = owned_monthly_usd(plan.catalog, candidate.gpu, candidate.gpu_count, plan.today, plan.lang)
+    if owned is None:
+        return None
+    monthly_owned, inputs, warnings = owned
+    monthly_rent = candidate.rental.usd_per_hour * HOURS_PER_MONTH
+    return TcoHint(
+        currency=money.currency,
+        monthly_rent=round(monthly_rent * money.factor, 2),
+        monthly_owned=round(monthly_owned * money.factor, 2),
+        cheaper="buy" if monthly_owned < monthly_rent else "rent",
+        years=inputs.years,
+        purchase_usd=round(inputs.purchase_usd, 2),
+        basis=(
+            f"owning amortised over {inputs.years} years at 100% utilization with POST /v1/tco's defaults "
+            f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
+            f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
+        ),
+        warnings=warnings,
+    )
+
+
+def build_option(
+    plan: Plan,
+    candidate: Candidate,
+    rank: int,
+    breakdown: ScoreBreakdown,
+    cost: Cost | None,
+    objective: Objective,
+    money: Money,
+) -> Option:
+    rental = candidate.rental
+    # Built here, not by the planners' callers: only the options returned need their text.
+    reasons, warnings = common_notes(plan, candidate)
+    if candidate.unmet:
+        warnings.append(plan.say("misses", targets=target_names(candidate.unmet, plan.lang)))
+    return Option(
+        rank=rank,
+        feasible=True,
+        gpu=GpuSummary(id=candidate.gpu.id, name=candidate.gpu.name, vendor=candidate.gpu.vendor),
+        gpu_count=candidate.gpu_count,
+        nodes=candidate.nodes,
+        parallelism=candidate.parallelism,
+        offer=None
+        if rental is None
+        else OfferUsed(
+            offer_id=rental.offer.id,
+            provider=rental.offer.provider,
+            pricing=rental.offer.pricing,
+            usd_per_gpu_hour=rental.offer.usd_per_gpu_hour,
+            gpus_per_instance=rental.offer.gpus_per_instance,
+            instances=rental.instances,
+            as_of=rental.offer.as_of,
+            age_days=rental.age_days(plan.today),
+            source=rental.offer.source,
+        ),
+        cost=cost,
+        memory=candidate.memory,
+        performance=_banded(plan, candidate),
+        meets_targets=not candidate.unmet,
+        unmet_targets=candidate.unmet,
+        score=total(breakdown, objective),
+        score_breakdown=breakdown,
+        confidence=confidence(plan.catalog.accuracy, candidate.gpu, plan.kind),
+        assumptions=candidate.assumptions,
+        reasons=candidate.reasons + reasons,
+        warnings=candidate.warnings + warnings,
+        tco=tco_hint(plan, candidate, money),
+        layout_reason=candidate.layout_reason,
+        launch=candidate.launch,
+    )
+
+
+# ---------------------------------------------------------------- requests
+
+
+def requirements(plan: Plan) -> Requirements:
+    workload, model = plan.resolved.workload, plan.resolved.model
+    if isinstance(workload, InferenceWorkload):
+        assert isinstance(model, LlmModel) and workload.precision and workload.kv_cache_precision
+        weights = weights_bytes(model, workload.precision)
+        kv = kv_bytes_per_sequence(model, workload.kv_cache_precision, workload.input_tokens + workload.output_tokens)
+        return Requirements(
+            weights_gb=rounded(weights / GB),
+            kv_cache_gb_per_request=rounded(kv / GB),
+            min_memory_gb=rounded((weights + kv + runtime_reserve_bytes(model)) / GB),
+            flops_per_token=rounded(2.0 * (model.active_params_b or model.params_b) * 1e9),
+        )
+    if isinstance(workload, ImageGenerationWorkload):
+        assert isinstance(model, DiffusionModel) and workload.steps and workload.width and workload.height
+        memory = diffusion_memory(model, plan.catalog.gpus[0], workload.precision, workload.width, workload.height)
+        flops = image_tflop(model, workload.width, workload.height, workload.steps) * 1e12
+        return Requirements(
+            weights_gb=rounded(memory.weights_bytes / GB),
+            min_memory_gb=rounded(memory.required_bytes / GB),
+            flops_per_image=rounded(flops),
+        )
+    assert isinstance(model, LlmModel)
+    method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
+    per_token = training_flops_per_token(model, workload.sequence_length)
+    one_gpu = training_memory(
+        model,
+        plan.catalog.gpus[0],  # required bytes do not depend on the GPU
+        method=method,
+        optimizer=workload.optimizer,
+        sequence_length=workload.sequence_length,
+        gpus=1,
+        tensor_parallel=1,
+        recompute_layers=model.layers,
+        lora_rank=workload.lora_rank if isinstance(workload, FineTuningWorkload) else 16,
+    )
+    return Requirements(
+        weights_gb=rounded(model.params_b * BYTES_PER_PARAM["nf4" if method == "qlora" else "bf16"]),
+        min_memory_gb=rounded(one_gpu.required_bytes / GB),
+        total_flops=rounded(per_token * workload.train_tokens),
+        flops_per_token=rounded(per_token),
+    )
+
+
+def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option:
+    reasons = [plan.say(reason.code, **reason.figures)]
+    smallest = msgspec.structs.replace(plan.constraints, gpu_count=None, max_gpus=512, require_offer=False)
+    relaxed = dataclasses.replace(plan, constraints=smallest, forced=None, memo={})
+    try:
+        if plan.kind == "inference":
+            fewest = smallest_copy(relaxed, gpu)
+            if fewest is None:
+                raise Excluded("does_not_fit")
+        else:
+            fewest = PLANNERS[plan.kind](relaxed, gpu).gpu_count
+        reasons.append(plan.say("needs_at_least", gpus=fewest, gpu=gpu.name))
+    except Excluded:
+        pass
+    capacity = usable_memory_bytes(gpu) * gpu_count / GB
+    needs = requirements(plan)
+    needed = needs.min_memory_gb
+    return Option(
+        rank=1,
+        feasible=False,
+        gpu=GpuSummary(id=gpu.id, name=gpu.name, vendor=gpu.vendor),
+        gpu_count=gpu_count,
+        nodes=math.ceil(gpu_count / GPUS_PER_NODE),
+        parallelism=Parallelism(tensor=1, pipeline=1, data=1),
+        offer=None,
+        cost=None,
+        memory=MemoryUse(
+            capacity_gb=rounded(capacity),
+            required_gb=rounded(needed),
+            weights_gb=needs.weights_gb,
+            headroom_pct=headroom_pct(capacity, needed),
+        ),
+        performance=None,
+        meets_targets=False,
+        unmet_targets=[],
+        score=0.0,
+        score_breakdown=ScoreBreakdown(performance=0, cost=0, fit=0, ecosystem=0, scalability=0),
+        confidence=confidence(plan.catalog.accuracy, gpu, plan.kind),
+        assumptions=[],
+        reasons=reasons,
+        warnings=[],
+    )
+
+
+def _banded(plan: Plan, candidate: Candidate) -> PerformanceEstimate:
+    """The candidate's estimate with bands as wide as the ledger's errors for its GPU family and kind."""
+    ledger = plan.catalog.accuracy
+    spread = ledger.spread(family_of(candidate.gpu), plan.kind) if ledger is not None else 0.0
+    return widen(candidate.performance, spread)

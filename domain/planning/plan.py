@@ -1,0 +1,182 @@
+"""What one request fixes for every GPU: the plan, the candidates it yields and the exclusions it raises."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cached_property
+from typing import Annotated, Any
+
+import msgspec
+
+from domain.catalog import Catalog, Gpu, Offer, Pricing
+from domain.efficiency import Scenario
+from domain.estimates import (
+    Assumption,
+    Currency,
+    ExchangeRate,
+    Lang,
+    MemoryUse,
+    Parallelism,
+    PerformanceEstimate,
+    Range,
+)
+from domain.explain import say
+from domain.pricing import Rental, allowed_offers
+from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, Workload, WorkloadSpec, workload_kind
+
+LIMIT_MAX = 50
+GPUS_PER_NODE = 8
+
+
+class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """A workload, what the answer may contain and how to rank it."""
+
+    workload: Workload
+    constraints: Constraints | None = None
+    objective: Annotated[
+        Objective,
+        msgspec.Meta(
+            description="balanced: the cheapest way to meet the need first, then maturity, headroom and scaling. "
+            "cost: the lowest cost of meeting the need carries 80% of the score. "
+            "speed: the fastest configuration among those that meet the targets."
+        ),
+    ] = "balanced"
+    currency: Currency = "USD"
+    lang: Lang | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=LIMIT_MAX)] = 10
+
+
+class LayoutRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """A layout forced on one model copy."""
+
+    tensor: Annotated[int, msgspec.Meta(ge=1, le=1024, description="GPUs one layer is split over.")] = 1
+    pipeline: Annotated[int, msgspec.Meta(ge=1, le=256, description="Pipeline stages of one model copy.")] = 1
+    expert: Annotated[
+        int, msgspec.Meta(ge=1, le=1024, description="GPUs the routed experts are split over (MoE); 1 = none.")
+    ] = 1
+
+
+class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
+    """A workload on one explicit configuration."""
+
+    workload: Workload
+    gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    gpu_count: Annotated[int, msgspec.Meta(ge=1, le=4096)]
+    provider: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    pricing: Pricing | None = None
+    currency: Currency = "USD"
+    lang: Lang | None = None
+    parallelism: (
+        Annotated[
+            LayoutRequest,
+            msgspec.Meta(description="Force this layout per model copy; without it the layout is searched."),
+        ]
+        | None
+    ) = None
+    max_batch: (
+        Annotated[int, msgspec.Meta(ge=1, le=65_536, description="Cap on sequences in flight per model copy.")] | None
+    ) = None
+
+
+@dataclass(frozen=True)
+class Money:
+    """How money figures are shown: USD, or CNY at a stated rate."""
+
+    currency: Currency
+    rate: ExchangeRate
+
+    @property
+    def factor(self) -> float:
+        return self.rate.usd_to_cny if self.currency == "CNY" else 1.0
+
+
+@dataclass
+class Candidate:
+    """One configuration of one GPU, before scoring."""
+
+    gpu: Gpu
+    gpu_count: int
+    nodes: int
+    parallelism: Parallelism
+    rental: Rental | None
+    memory: MemoryUse
+    performance: PerformanceEstimate
+    unmet: list[str]
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    assumptions: list[Assumption] = field(default_factory=list)
+    perf_value: float = 0.0  # higher is better
+    need_value: float | None = None  # what was asked in the same unit as perf_value; None when nothing was
+    unit_cost_usd: float | None = None  # per million tokens, per run or per 1000 images
+    layout_reason: str | None = None
+    launch: Any = None  # domain.launch.Launch, set by planners that know how to run the layout
+
+
+class Excluded(Exception):
+    """A GPU that cannot be an option; carries the message code and its figures."""
+
+    def __init__(self, code: str, **figures: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.figures = figures
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything fixed for one request; derived facts are computed once per request and kept in `memo`."""
+
+    catalog: Catalog
+    resolved: Resolved
+    constraints: Constraints
+    lang: Lang
+    today: date
+    forced: LayoutRequest | None = None
+    max_batch: int | None = None
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @cached_property
+    def pricing(self) -> tuple[str, ...]:
+        return tuple(self.constraints.pricing or DEFAULT_PRICING)
+
+    @property
+    def fixed_count(self) -> int | None:
+        return self.constraints.gpu_count
+
+    @cached_property
+    def kind(self) -> str:
+        return workload_kind(self.resolved.workload)
+
+    @cached_property
+    def _allowed_offers(self) -> dict[str, list[Offer]]:
+        """Offers under the allowed pricing models and providers by GPU id, in the catalog's (id) order."""
+        by_gpu: dict[str, list[Offer]] = {}
+        for offer in allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers):
+            by_gpu.setdefault(offer.gpu, []).append(offer)
+        return by_gpu
+
+    def offers(self, gpu: Gpu) -> list[Offer]:
+        return self._allowed_offers.get(gpu.id, [])
+
+    def say(self, code: str, **figures: object) -> str:
+        return say(code, self.lang, **figures)
+
+
+def as_range(values: dict[Scenario, float]) -> Range:
+    """Expected from the expected scenario; low/high are the smaller/larger of the two ends of the band."""
+    ends = (values["pessimistic"], values["optimistic"])
+    return Range(expected=rounded(values["expected"]), low=rounded(min(ends)), high=rounded(max(ends)))
+
+
+def rounded(value: float) -> float:
+    """Four significant digits: estimates are not more precise than that."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    digits = max(0, 3 - math.floor(math.log10(abs(value))))
+    return round(value, digits)
+
+
+def headroom_pct(capacity: float, required: float) -> float:
+    """Share of the capacity left over, in percent."""
+    return round(100 * (capacity - required) / capacity, 1)

@@ -1,0 +1,99 @@
+"""Renting a configuration in whole instances within the request's limits, and the exclusions that follow."""
+
+from __future__ import annotations
+
+import math
+
+from domain.catalog import Gpu
+from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
+from domain.pricing import Rental, can_host, rent
+from domain.serving import compute_tflops
+
+
+def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
+    """The cheapest whole-instance rental of at least `gpus` GPUs (exactly, for a fixed count) within the limits."""
+    exact = plan.fixed_count is not None
+
+    def within_limits(gpus: int, machines: int) -> bool:
+        return broken_limit(plan, gpus, machines) is None
+
+    rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact, fits=within_limits)
+    if rental is None:
+        unlimited = rent(plan.offers(gpu), gpus, per_machine, exact=exact)
+        if unlimited is not None:
+            check_limits(plan, unlimited.gpus, unlimited.machines)  # raises the limit it breaks
+        if plan.constraints.require_offer:
+            raise Excluded("no_offer", detail=unrented_detail(plan, gpu) or machine_detail(plan, per_machine))
+    return rental
+
+
+def require_renter(plan: Plan, gpu: Gpu) -> None:
+    """Exclude a GPU nobody rents under the constraints once it is known to fit, before its layout is searched.
+
+    Whatever layout the search found, renting it would fail with this same `no_offer`.
+    """
+    if plan.constraints.require_offer and not plan.offers(gpu):
+        detail = unrented_detail(plan, gpu)
+        assert detail is not None
+        raise Excluded("no_offer", detail=detail)
+
+
+def require_host(plan: Plan, gpu: Gpu, per_machine: set[int]) -> None:
+    """Exclude a GPU before its layout search when every layout it may choose needs the same GPUs per machine and
+    no allowed offer has such instances: renting would fail with this same `no_offer` whatever the search found.
+    """
+    if plan.constraints.require_offer and len(per_machine) == 1:
+        (size,) = per_machine
+        if not any(can_host(offer, size) for offer in plan.offers(gpu)):
+            raise Excluded("no_offer", detail=machine_detail(plan, size))
+
+
+def unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
+    """Why no offer of the GPU is allowed; None when some are (the instance size is then what fails)."""
+    offers = plan.catalog.offers_for_gpu(gpu.id)
+    if not offers:
+        return "（目录中没有人出租）" if plan.lang == "zh" else " (nobody in the catalog rents it)"
+    if plan.offers(gpu):
+        return None
+    models = sorted({o.pricing for o in offers})
+    if plan.lang == "zh":
+        return f"（现有报价的计价方式：{', '.join(models)}）"
+    return f" (offers exist as {', '.join(models)})"
+
+
+def machine_detail(plan: Plan, per_machine: int) -> str:
+    if plan.lang == "zh":
+        return f"（需要单机 {per_machine} 卡的实例）"
+    return f" (needs instances with {per_machine} GPUs in one machine)"
+
+
+def check_limits(plan: Plan, gpus: int, nodes: int) -> None:
+    broken = broken_limit(plan, gpus, nodes)
+    if broken is not None:
+        raise broken
+
+
+def broken_limit(plan: Plan, gpus: int, nodes: int) -> Excluded | None:
+    """The exclusion for the first GPU or node limit a configuration breaks; None within all of them."""
+    limits = plan.constraints
+    if plan.fixed_count is None and gpus > limits.max_gpus:
+        return Excluded("needs_more_gpus", gpus=gpus, limit=limits.max_gpus)
+    if limits.single_node and nodes > 1:
+        return Excluded("needs_more_nodes", nodes=nodes, limit=1)
+    if nodes > limits.max_nodes:
+        return Excluded("needs_more_nodes", nodes=nodes, limit=limits.max_nodes)
+    return None
+
+
+def node_count(rental: Rental | None, gpus: int) -> int:
+    return rental.machines if rental is not None else math.ceil(gpus / GPUS_PER_NODE)
+
+
+def precision_check(gpu: Gpu, precision: str) -> None:
+    if precision == "fp8" and not gpu.supports_fp8:
+        raise Excluded("no_fp8", precision="FP8")
+    if compute_tflops(gpu, precision) is None:
+        raise Excluded("no_precision", precision=precision.upper())
+
+
+# ---------------------------------------------------------------- inference

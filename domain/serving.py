@@ -1,0 +1,308 @@
+"""Serving speed of one model copy: decode steps, prefill, the time between tokens users observe, and TTFT."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from domain.catalog import Gpu, LinkKind, LlmModel
+from domain.efficiency import (
+    ALL_TO_ALL_US,
+    ALPHA_GROWTH_PER_DOUBLING,
+    FLOOR_GROWTH_PER_DOUBLING,
+    FP8_PREFILL,
+    INTER_NODE_HOP_US,
+    LINK_ALPHA_US,
+    MBU_DECAY_PER_DOUBLING,
+    PCIE_GBPS,
+    PCIE_HOST_GBPS,
+    W4_DECODE,
+    Scenario,
+    doublings,
+    factor,
+    peer_to_peer,
+)
+from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
+
+Bound = Literal["memory", "compute", "interconnect"]
+WEIGHT_ONLY = ("int4", "fp4")
+GPUS_PER_NODE = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How one model copy spreads over its GPUs.
+
+    tensor x pipeline GPUs; with `expert` > 1 the routed experts are split over the copy's GPUs (expert parallel),
+    and with `dp_attention` each GPU runs attention for its own requests (MLA's latent cache is then sharded by
+    request instead of replicated).
+    """
+
+    tensor: int
+    pipeline: int = 1
+    expert: int = 1
+    dp_attention: bool = False
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor * self.pipeline if not self.dp_attention else self.expert * self.pipeline
+
+    @property
+    def attention_tensor(self) -> int:
+        """GPUs one request's attention (and its KV heads) is split over."""
+        return 1 if self.dp_attention else self.tensor
+
+    @property
+    def nodes(self) -> int:
+        return max(1, -(-self.gpus // GPUS_PER_NODE))
+
+
+def compute_tflops(gpu: Gpu, precision: str) -> float | None:
+    """Dense peak for the arithmetic a precision runs in; None when the GPU cannot run it at all.
+
+    Weight-only int4/fp4 computes in 16-bit unless the GPU has FP4 tensor cores; GPUs without BF16 run FP16.
+    """
+    t = gpu.tflops
+    half = t.bf16 or t.fp16
+    if precision in ("bf16", "fp16"):
+        return half or t.fp32
+    if precision == "fp32":
+        return t.tf32 or t.fp32
+    if precision == "fp8":
+        return t.fp8
+    if precision == "int8":
+        return t.int8 if half else None
+    if precision == "fp4" and t.fp4:
+        return t.fp4
+    return half  # weight-only int4/fp4: 16-bit tensor cores needed
+
+
+def link_kind(gpu: Gpu, group: int) -> LinkKind | Literal["pcie_host"]:
+    """The link a group of `group` GPUs talks over."""
+    kind = gpu.interconnect.kind
+    if kind == "nvlink_bridge" and group > 2:
+        kind = "pcie"  # bridges join pairs only; larger groups talk over PCIe
+    if kind == "pcie" and not peer_to_peer(gpu):
+        return "pcie_host"
+    return kind
+
+
+def link_gbps(gpu: Gpu, group: int) -> float:
+    """Bandwidth (one direction) of the GPU link inside a group."""
+    kind = link_kind(gpu, group)
+    if kind == "pcie_host":
+        return PCIE_HOST_GBPS
+    if kind == "pcie":
+        return PCIE_GBPS
+    return (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
+
+
+def attention_flops_per_position(model: LlmModel) -> float:
+    """FLOPs per token, per layer, per position of context (QK^T and AV); MLA with the latent absorbed."""
+    if model.mla is not None:
+        latent = model.mla.kv_lora_rank
+        return (
+            2.0 * model.attention_heads * (latent + model.mla.qk_rope_head_dim) + 2.0 * model.attention_heads * latent
+        )
+    return 4.0 * model.attention_heads * model.head_dim
+
+
+def _moe_share(model: LlmModel) -> float:
+    if model.moe is None:
+        return 0.0
+    return (model.layers - model.moe.first_dense_layers) / model.layers
+
+
+@dataclass(frozen=True, slots=True)
+class ServingPoint:
+    """One model copy serving `batch` sequences at a time, in one scenario.
+
+    step_s is one pure decode step; tpot_s is the mean time between a request's output tokens as users observe it
+    under continuous batching with chunked prefill (steps that also carry other requests' prefills included);
+    ttft_s is the time to the first token: the prefill sharing the GPUs with decoding, one step, and the wait
+    behind other prefills at the given arrival rate.
+    """
+
+    batch: int
+    step_s: float
+    tpot_s: float
+    ttft_s: float
+    tokens_per_s: float
+    requests_per_s: float
+    bound: Bound
+
+
+class InstanceSpeed:
+    """One model copy (a `Layout` of GPUs of one kind) serving requests of one shape.
+
+    What depends on neither the batch nor the scenario is computed once, and the prefill once per scenario, so a
+    search over layouts, batch sizes and the three scenarios costs a few float operations per point.
+    """
+
+    def __init__(
+        self,
+        model: LlmModel,
+        gpu: Gpu,
+        precision: str,
+        kv_precision: str,
+        layout: Layout,
+        input_tokens: int,
+        output_tokens: int,
+        engine_speedup: float = 1.0,
+    ) -> None:
+        self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
+        self.engine_speedup = engine_speedup
+        self.input_tokens, self.output_tokens = input_tokens, output_tokens
+        self.gpus = layout.gpus
+        pipeline = layout.pipeline
+        stage_gpus = self.gpus // pipeline
+        context = input_tokens + output_tokens / 2  # the mean context while decoding
+        self.layers = model.layers / pipeline  # per pipeline stage
+        base, per_expert = moe_split(model)
+        bpp = BYTES_PER_PARAM[precision]
+        # Bytes one GPU of a stage reads per step: always-read weights split by the attention group, experts by the
+        # whole stage.
+        self.base_bytes = base * bpp / (layout.attention_tensor * pipeline)
+        self.expert_bytes = per_expert * bpp / (stage_gpus * pipeline)
+        self.all_weight_bytes = model.params_b * 1e9 * bpp
+        self.kv_bytes_per_sequence = kv_bytes_per_sequence(
+            model, kv_precision, context, layout.attention_tensor, pipeline
+        )
+        self.bandwidth = gpu.memory_bandwidth_gbps * 1e9
+        peak = compute_tflops(gpu, precision) or 1.0
+        self.peak_flops = peak * 1e12
+        self.stage_gpus = stage_gpus
+        self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
+        self.mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
+        self.fp8_decode = factor(gpu, "fp8_decode")
+        self.mfu = factor(gpu, "prefill_mfu")
+        self.fp4_compute = factor(gpu, "fp4_compute")
+        self.floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+        tensor = layout.attention_tensor
+        self.doublings = doublings(stage_gpus)
+        self.link_alpha_us = LINK_ALPHA_US[link_kind(gpu, tensor)]
+        self.ring_share = 2.0 * (tensor - 1) / tensor
+        self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
+        moe_share = _moe_share(model)
+        # Two all-reduces per layer with tensor-parallel attention; expert-parallel MoE layers all-to-all instead.
+        self.all_reduces = 2.0 * self.layers if tensor > 1 else 0.0
+        if layout.expert > 1 and tensor == 1:
+            self.all_reduces = 0.0
+        self.all_to_alls = self.layers * moe_share if layout.expert > 1 else 0.0
+        if tensor > 1 and model.moe is not None and layout.expert == 1:
+            self.all_reduces += self.layers * moe_share  # the MoE combine under tensor-parallel experts
+        self._prefills: dict[Scenario, tuple[float, float]] = {}
+
+    def _mbu(self, scenario: Scenario) -> float:
+        mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
+        if self.precision in WEIGHT_ONLY:
+            mbu *= W4_DECODE.at(scenario)
+        elif self.precision in ("fp8", "int8"):
+            mbu *= self.fp8_decode.at(scenario)
+        return mbu
+
+    def point(self, batch: int, scenario: Scenario, arrivals_per_s: float = 0.0) -> ServingPoint:
+        """`batch` sequences at a time in a scenario; `arrivals_per_s` new requests a second for the TTFT queue."""
+        step_s, bound = self.step(batch, scenario)
+        alone, prefill_compute = self.prefill(scenario)
+        output_tokens = self.output_tokens
+        cycle = output_tokens * step_s + batch * prefill_compute
+        tokens_per_s = batch * output_tokens / cycle
+        # Prefills queue behind each other (M/D/1 wait) once requests arrive faster than one prefill at a time.
+        busy = min(0.95, arrivals_per_s * alone)
+        wait = busy * alone / (2 * (1 - busy)) if busy > 0 else 0.0
+        # Under load a prefill shares each step with the batch's decodes (chunked prefill): half a step of delay.
+        sharing = 0.5 * step_s if batch > 1 else 0.0
+        return ServingPoint(
+            batch=batch,
+            step_s=step_s,
+            tpot_s=cycle / output_tokens,
+            ttft_s=alone + sharing + wait + step_s,
+            tokens_per_s=tokens_per_s,
+            requests_per_s=tokens_per_s / output_tokens,
+            bound=bound,
+        )
+
+    def step(self, batch: int, scenario: Scenario) -> tuple[float, Bound]:
+        """One decode step of `batch` sequences of the mean context: roofline + collectives + floor; its bound."""
+        layout = self.layout
+        touched = experts_touched(self.model, batch)
+        if layout.dp_attention:
+            # Each GPU holds its own requests' cache and reads the experts its share of the tokens touches.
+            per_gpu_batch = batch / self.stage_gpus
+            kv_bytes = max(1.0, per_gpu_batch) * self.kv_bytes_per_sequence
+        else:
+            kv_bytes = batch * self.kv_bytes_per_sequence
+        weight_bytes = self.base_bytes + touched * self.expert_bytes
+        t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * self._mbu(scenario))
+
+        flops = (self.active_flops + self.attention_flops) * batch / self.gpus
+        mfu = self.mfu.at(scenario)
+        if self.precision == "fp4" and self.gpu.tflops.fp4:
+            mfu *= self.fp4_compute.at(scenario)
+        t_compute = flops / (self.peak_flops * mfu)
+
+        t_comm = self._collective_seconds(batch, scenario)
+        floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
+        stage = max(t_memory, t_compute) + t_comm + self.layers * floor * 1e-6
+        seconds = layout.pipeline * stage + (layout.pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
+        if t_comm > max(t_memory, t_compute):
+            return seconds, "interconnect"
+        return seconds, "memory" if t_memory >= t_compute else "compute"
+
+    def prefill(self, scenario: Scenario) -> tuple[float, float]:
+        """(time to prefill one sequence alone, the compute part that also competes with decoding under load)."""
+        prefill = self._prefills.get(scenario)
+        if prefill is None:
+            prefill = self._prefills[scenario] = self._prefill(scenario)
+        return prefill
+
+    def _prefill(self, scenario: Scenario) -> tuple[float, float]:
+        model, tokens = self.model, self.input_tokens
+        d_attn = model.attention_heads * model.head_dim
+        flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
+        mfu = self.mfu.at(scenario)
+        if self.precision in ("fp8", "int8"):
+            mfu *= FP8_PREFILL.at(scenario)
+        # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
+        # otherwise); pipeline stages run one after another.
+        prefill_gpus = self.layout.attention_tensor if self.layout.dp_attention else self.stage_gpus
+        t_compute = flops / (prefill_gpus * self.peak_flops * mfu)
+        weights = self.all_weight_bytes / self.gpus
+        t_memory = weights / (self.bandwidth * self.mbu.at(scenario))
+        t_comm = self._collective_seconds(tokens, scenario) * self.layout.pipeline
+        # Under load the batch's prefills share all the copy's GPUs.
+        shared = flops / (self.gpus * self.peak_flops * mfu) if self.layout.dp_attention else t_compute
+        return max(t_compute, t_memory) + t_comm, shared + t_comm
+
+    def _collective_seconds(self, tokens: float, scenario: Scenario) -> float:
+        """All-reduces (ring: alpha + 2(n-1)/n x M / link) and expert all-to-alls of `tokens` tokens, one stage."""
+        seconds = 0.0
+        growth = 1 + ALPHA_GROWTH_PER_DOUBLING.at(scenario) * self.doublings
+        if self.all_reduces:
+            alpha_s = self.link_alpha_us.at(scenario) * growth * 1e-6
+            message = tokens * self.model.hidden_size * 2.0
+            seconds += self.all_reduces * (alpha_s + self.ring_share * message / self.link_bytes_per_s)
+        if self.all_to_alls:
+            experts = self.model.moe.experts_per_token if self.model.moe else 1
+            message = tokens * experts * self.model.hidden_size * 1.0 / self.stage_gpus  # fp8 dispatch
+            link = link_gbps(self.gpu, self.stage_gpus) * 1e9
+            seconds += self.all_to_alls * (ALL_TO_ALL_US.at(scenario) * growth * 1e-6 + 2 * message / link)
+        return seconds
+
+
+def serving_point(
+    model: LlmModel,
+    gpu: Gpu,
+    precision: str,
+    kv_precision: str,
+    layout: Layout,
+    batch: int,
+    input_tokens: int,
+    output_tokens: int,
+    scenario: Scenario,
+) -> ServingPoint:
+    """Continuous batching on one model copy: decode steps and the batch's prefills share the GPUs."""
+    speed = InstanceSpeed(model, gpu, precision, kv_precision, layout, input_tokens, output_tokens)
+    return speed.point(batch, scenario)
