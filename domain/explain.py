@@ -106,8 +106,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "模型需张量并行切分到 {tp} 张卡：权重 {weights_gb:.0f} GB 超出单卡显存。",
     },
     "tensor_parallel_latency": {
-        "en": "Uses tensor parallelism over {tp} GPUs to meet the latency target.",
-        "zh": "为满足延迟目标，使用 {tp} 卡张量并行。",
+        "en": "Splits each copy over {tp} GPUs (tensor parallel) although fewer hold it: faster per request and "
+        "more room for the KV cache.",
+        "zh": "虽然更少的卡也装得下，每个副本仍切分到 {tp} 张卡（张量并行）：单请求更快，KV 缓存空间更大。",
     },
     "pipeline_nodes": {
         "en": "Spans {nodes} nodes: tensor parallel 8 inside each node, pipeline parallel {pp} across them.",

@@ -293,11 +293,7 @@ def normalise(workload: Workload, catalog: Catalog) -> Resolved:
             kv_cache_precision=workload.kv_cache_precision or _default_kv(workload, llm),
         )
         return Resolved(filled_inference, llm)
-    if workload.sequence_length > llm.max_context:
-        raise WorkloadError(
-            "workload.sequence_length",
-            f"sequence_length {workload.sequence_length} exceeds {llm.name}'s context of {llm.max_context} tokens",
-        )
+    # Training beyond the model's context is context extension, which is common: the planner warns instead.
     if workload.custom_model is None:
         return Resolved(msgspec.structs.replace(workload, model=llm.id), llm)
     return Resolved(workload, llm)

@@ -92,7 +92,7 @@ def describe_inference(
         reasons.append(plan.say("pipeline_nodes", nodes=layout.pipeline, pp=layout.pipeline))
     elif layout.pipeline > 1:
         reasons.append(plan.say("pipeline_in_node", pp=layout.pipeline, tp=layout.tensor))
-    elif workload.max_tpot_ms is not None and other is not None and other.copy.gpus < layout.gpus:
+    elif layout.gpus > sizing.layouts.fitting(chosen.copy.memory.usable_bytes / GPU_MEMORY_UTILIZATION)[0].layout.gpus:
         reasons.append(plan.say("tensor_parallel_latency", tp=layout.tensor))
     else:
         reasons.append(plan.say("tensor_parallel", tp=layout.tensor, weights_gb=weights_gb))
@@ -113,8 +113,11 @@ def describe_inference(
         warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
     if sizing.precision in WEIGHT_ONLY and not (sizing.precision == "fp4" and gpu.supports_fp4):
         warnings.append(plan.say("weight_only", gpu=gpu.name, precision=sizing.precision.upper()))
-    if candidate.memory.headroom_pct < THIN_HEADROOM_PCT:
-        warnings.append(plan.say("thin_headroom", headroom=candidate.memory.headroom_pct))
+    # Engines fill the free memory with KV cache on purpose; what can run short is the room beside the weights.
+    memory = chosen.copy.memory
+    room = memory.kv_free_bytes - memory.kv_bytes_per_sequence
+    if room < THIN_HEADROOM_PCT / 100 * memory.usable_bytes:
+        warnings.append(plan.say("thin_headroom", headroom=max(0.0, 100 * room / memory.usable_bytes)))
     candidate.layout_reason = _layout_reason(plan, sizing, chosen, other)
     candidate.assumptions = _assumptions(plan, sizing, chosen)
     candidate.launch = inference_launch(model, workload, sizing.precision, sizing.kv_precision, chosen)
