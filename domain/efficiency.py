@@ -110,61 +110,61 @@ def _row(
 EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     "hopper": _row(
         mbu=(0.80, 0.72, 0.88),
-        moe=(0.55, 0.45, 0.65),
-        prefill=(0.55, 0.45, 0.65),
-        floor=(20, 14, 30),
-        floor_moe=(28, 20, 45),
+        moe=(0.8, 0.667, 0.911),
+        prefill=(0.578, 0.473, 0.683),
+        floor=(38.5, 27, 57.8),
+        floor_moe=(37.4, 26.7, 60),
         train=(0.42, 0.36, 0.48),
         diffusion=(0.40, 0.32, 0.50),
-        fp8=(0.84, 0.78, 0.90),
+        fp8=(0.873, 0.752, 0.95),
         fp4=(1.0, 1.0, 1.0),
         sources={"default": FITTED, "train_mfu": LLAMA3, "fp8_decode": f"{KERNELS}: H100/H200 FP8 GEMV at batch 1"},
     ),
     "blackwell": _row(
-        mbu=(0.75, 0.65, 0.85),
-        moe=(0.50, 0.40, 0.60),
-        prefill=(0.50, 0.40, 0.60),
-        floor=(18, 12, 28),
-        floor_moe=(40, 30, 65),
-        train=(0.36, 0.28, 0.42),
+        mbu=(0.662, 0.573, 0.75),
+        moe=(0.8, 0.64, 0.95),
+        prefill=(0.316, 0.253, 0.379),
+        floor=(25.2, 16.8, 39.2),
+        floor_moe=(12.8, 9.6, 20.8),
+        train=(0.416, 0.323, 0.485),
         diffusion=(0.36, 0.28, 0.45),
-        fp8=(0.65, 0.55, 0.78),
+        fp8=(0.667, 0.546, 0.849),
         fp4=(0.55, 0.45, 0.70),
         sources={"default": FITTED, "fp8_decode": f"{KERNELS}: B200 FP8 GEMV at batch 1 (~1.6x off the byte ratio)"},
     ),
     "ampere": _row(
-        mbu=(0.78, 0.70, 0.86),
+        mbu=(0.737, 0.662, 0.813),
         moe=(0.50, 0.42, 0.60),
-        prefill=(0.60, 0.50, 0.70),
-        floor=(25, 18, 35),
+        prefill=(0.63, 0.525, 0.735),
+        floor=(22.1, 15.9, 30.9),
         floor_moe=(55, 40, 80),
         train=(0.48, 0.40, 0.55),
-        diffusion=(0.42, 0.34, 0.52),
+        diffusion=(0.535, 0.433, 0.662),
         fp8=(1.0, 1.0, 1.0),
         fp4=(1.0, 1.0, 1.0),
         sources={"default": FITTED, "train_mfu": MEGATRON},
     ),
     "ada": _row(
-        mbu=(0.74, 0.64, 0.84),
+        mbu=(0.85, 0.735, 0.95),
         moe=(0.48, 0.38, 0.58),
-        prefill=(0.50, 0.40, 0.60),
-        floor=(25, 18, 40),
+        prefill=(0.65, 0.52, 0.78),
+        floor=(8, 5.76, 12.8),
         floor_moe=(55, 40, 90),
         train=(0.33, 0.25, 0.42),
-        diffusion=(0.40, 0.30, 0.50),
+        diffusion=(0.274, 0.205, 0.342),
         fp8=(0.85, 0.75, 0.95),
         fp4=(0.55, 0.45, 0.70),
         sources={"default": FITTED},
     ),
     "cdna3": _row(
-        mbu=(0.62, 0.52, 0.72),
-        moe=(0.45, 0.36, 0.55),
-        prefill=(0.40, 0.30, 0.50),
-        floor=(32, 22, 50),
-        floor_moe=(65, 45, 110),
+        mbu=(0.807, 0.677, 0.902),
+        moe=(0.8, 0.64, 0.95),
+        prefill=(0.25, 0.188, 0.312),
+        floor=(16.5, 11.4, 25.9),
+        floor_moe=(20.8, 14.4, 35.2),
         train=(0.30, 0.24, 0.36),
         diffusion=(0.33, 0.26, 0.42),
-        fp8=(0.85, 0.75, 0.95),
+        fp8=(0.714, 0.63, 0.798),
         fp4=(1.0, 1.0, 1.0),
         sources={"default": FITTED},
     ),
@@ -181,14 +181,14 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         sources={"default": FITTED},
     ),
     "gaudi": _row(
-        mbu=(0.58, 0.48, 0.68),
+        mbu=(0.85, 0.703, 0.95),
         moe=(0.40, 0.30, 0.50),
-        prefill=(0.45, 0.35, 0.55),
-        floor=(40, 28, 60),
+        prefill=(0.65, 0.506, 0.794),
+        floor=(37.6, 26.3, 56.4),
         floor_moe=(80, 60, 150),
         train=(0.35, 0.26, 0.42),
         diffusion=(0.42, 0.32, 0.52),
-        fp8=(0.85, 0.75, 0.95),
+        fp8=(1, 0.882, 0.95),
         fp4=(1.0, 1.0, 1.0),
         sources={"default": FITTED},
     ),
@@ -206,27 +206,41 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     ),
 }
 
-_LINK = "NCCL/RCCL small-message all-reduce latency"
-# Collective latency (alpha) per GPU link at two GPUs, microseconds; it grows with every doubling of the group
-# (more hops, a barrier across more GPUs), which is what makes TP8 decode steps slower than a fixed alpha says.
+_LINK = "small-message all-reduce latency"
+_AR = f"{KERNELS} (all-reduce tables: H100 NVLink 3-5 us at TP2-TP8; L40S PCIe 6/17/27 us at TP2/4/8)"
+# Latency (alpha) of one all-reduce between two GPUs, microseconds. Switched fabrics add little per extra GPU; PCIe
+# groups share the host bridge, so alpha grows with the peers as (n-1)^ALPHA_EXPONENT.
 LINK_ALPHA_US: dict[LinkKind | Literal["pcie_host"], Factor] = {
-    "nvswitch": Factor(9, 7, 13, f"{_LINK} on NVLink/NVSwitch; {KERNELS}", higher_is_faster=False),
-    "nvlink": Factor(9, 7, 13, f"{_LINK} on NVLink", higher_is_faster=False),
-    "nvlink_bridge": Factor(12, 8, 20, f"{_LINK} over NVLink bridges (pairs)", higher_is_faster=False),
-    "infinity_fabric": Factor(14, 10, 22, f"{_LINK}: RCCL over Infinity Fabric", higher_is_faster=False),
-    "ethernet": Factor(18, 12, 30, f"{_LINK}: Gaudi on-die RoCE", higher_is_faster=False),
-    "hccs": Factor(18, 12, 30, f"{_LINK}: Ascend HCCS", higher_is_faster=False),
-    "pcie": Factor(28, 20, 40, f"{_LINK} over PCIe with peer-to-peer; {KERNELS} (L40S)", higher_is_faster=False),
-    "pcie_host": Factor(60, 40, 90, f"{_LINK} over PCIe through host memory (no P2P)", higher_is_faster=False),
+    "nvswitch": Factor(4, 3, 7, f"{_LINK} on NVLink/NVSwitch; {_AR}", higher_is_faster=False),
+    "nvlink": Factor(4, 3, 7, f"{_LINK} on NVLink; {_AR}", higher_is_faster=False),
+    "nvlink_bridge": Factor(6, 4, 10, f"{_LINK} over NVLink bridges (pairs)", higher_is_faster=False),
+    "infinity_fabric": Factor(
+        8, 5, 14, f"{_LINK}: RCCL over Infinity Fabric (custom all-reduce)", higher_is_faster=False
+    ),
+    "ethernet": Factor(12, 8, 20, f"{_LINK}: Gaudi on-die RoCE", higher_is_faster=False),
+    "hccs": Factor(12, 8, 20, f"{_LINK}: Ascend HCCS", higher_is_faster=False),
+    "pcie": Factor(6, 4, 10, f"{_LINK} over PCIe with peer-to-peer; {_AR}", higher_is_faster=False),
+    "pcie_host": Factor(15, 10, 25, f"{_LINK} over PCIe through host memory (no P2P)", higher_is_faster=False),
 }
-# Per doubling of the tensor-parallel group: latency and per-layer floor grow, GEMM shards shrink below what
-# saturates HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 ~13 ms at batch 64, TP8).
-ALPHA_GROWTH_PER_DOUBLING = Factor(0.45, 0.30, 0.60, f"{KERNELS}: all-reduce latency TP2->TP8", higher_is_faster=False)
+ALPHA_EXPONENT: dict[LinkKind | Literal["pcie_host"], float] = {
+    "nvswitch": 0.1,
+    "nvlink": 0.1,
+    "nvlink_bridge": 0.75,
+    "infinity_fabric": 0.2,
+    "ethernet": 0.2,
+    "hccs": 0.2,
+    "pcie": 0.75,
+    "pcie_host": 0.75,
+}
+# A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
+RING_HOP_US = 1.5
+# Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates
+# HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8).
 FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
 MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
-# PCIe 4.0 x16 moves ~25 GB/s each way in practice; through host memory about half.
-PCIE_GBPS = 25.0
-PCIE_HOST_GBPS = 12.0
+# PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
+PCIE_GBPS = 20.0
+PCIE_HOST_GBPS = 10.0
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
 INTER_NODE_GBPS = Factor(45, 35, 50, "400 Gb/s InfiniBand/RoCE per GPU: ~45 GB/s achievable (NCCL tests)")
 INTER_NODE_HOP_US = Factor(
@@ -234,7 +248,7 @@ INTER_NODE_HOP_US = Factor(
 )
 # Expert-parallel dispatch and combine per MoE layer: two all-to-alls, latency-bound in decode.
 ALL_TO_ALL_US = Factor(
-    25, 15, 45, "DeepEP low-latency dispatch+combine per MoE layer (deepseek-ai/DeepEP README)", higher_is_faster=False
+    12, 8, 25, "DeepEP low-latency dispatch+combine per MoE layer (deepseek-ai/DeepEP README)", higher_is_faster=False
 )
 
 # Quantised kernels.

@@ -8,7 +8,7 @@ from typing import Literal
 from domain.catalog import Gpu, LinkKind, LlmModel
 from domain.efficiency import (
     ALL_TO_ALL_US,
-    ALPHA_GROWTH_PER_DOUBLING,
+    ALPHA_EXPONENT,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
     INTER_NODE_HOP_US,
@@ -16,6 +16,7 @@ from domain.efficiency import (
     MBU_DECAY_PER_DOUBLING,
     PCIE_GBPS,
     PCIE_HOST_GBPS,
+    RING_HOP_US,
     W4_DECODE,
     Scenario,
     doublings,
@@ -90,10 +91,11 @@ def link_kind(gpu: Gpu, group: int) -> LinkKind | Literal["pcie_host"]:
 def link_gbps(gpu: Gpu, group: int) -> float:
     """Bandwidth (one direction) of the GPU link inside a group."""
     kind = link_kind(gpu, group)
+    # PCIe peers share the host bridge: each more peer takes a share of it.
     if kind == "pcie_host":
-        return PCIE_HOST_GBPS
+        return PCIE_HOST_GBPS / max(1, group - 1) ** 0.25
     if kind == "pcie":
-        return PCIE_GBPS
+        return PCIE_GBPS / max(1, group - 1) ** 0.25
     return (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
 
 
@@ -181,7 +183,10 @@ class InstanceSpeed:
         self.floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
         tensor = layout.attention_tensor
         self.doublings = doublings(stage_gpus)
-        self.link_alpha_us = LINK_ALPHA_US[link_kind(gpu, tensor)]
+        kind = link_kind(gpu, tensor)
+        self.link_alpha_us = LINK_ALPHA_US[kind]
+        self.alpha_scale = max(1, tensor - 1) ** ALPHA_EXPONENT[kind]
+        self.peers = tensor - 1
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
         moe_share = _moe_share(model)
@@ -277,18 +282,23 @@ class InstanceSpeed:
         return max(t_compute, t_memory) + t_comm, shared + t_comm
 
     def _collective_seconds(self, tokens: float, scenario: Scenario) -> float:
-        """All-reduces (ring: alpha + 2(n-1)/n x M / link) and expert all-to-alls of `tokens` tokens, one stage."""
+        """All-reduces and expert all-to-alls of `tokens` tokens in one stage.
+
+        An all-reduce takes the faster of the one-shot path (alpha + every peer's message over the link: small
+        decode messages) and the ring (a hop per step + 2(n-1)/n of the message: large prefill messages).
+        """
         seconds = 0.0
-        growth = 1 + ALPHA_GROWTH_PER_DOUBLING.at(scenario) * self.doublings
         if self.all_reduces:
-            alpha_s = self.link_alpha_us.at(scenario) * growth * 1e-6
             message = tokens * self.model.hidden_size * 2.0
-            seconds += self.all_reduces * (alpha_s + self.ring_share * message / self.link_bytes_per_s)
+            alpha = self.link_alpha_us.at(scenario) * self.alpha_scale * 1e-6
+            one_shot = alpha + self.peers * message / self.link_bytes_per_s
+            ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / self.link_bytes_per_s
+            seconds += self.all_reduces * min(one_shot, ring)
         if self.all_to_alls:
             experts = self.model.moe.experts_per_token if self.model.moe else 1
             message = tokens * experts * self.model.hidden_size * 1.0 / self.stage_gpus  # fp8 dispatch
             link = link_gbps(self.gpu, self.stage_gpus) * 1e9
-            seconds += self.all_to_alls * (ALL_TO_ALL_US.at(scenario) * growth * 1e-6 + 2 * message / link)
+            seconds += self.all_to_alls * (ALL_TO_ALL_US.at(scenario) * 1e-6 + 2 * message / link)
         return seconds
 
 

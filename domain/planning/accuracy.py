@@ -130,7 +130,9 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
     if metric == "decode_step_ms":
         return serving.step_s * 1e3
     if metric == "prefill_ms":
-        return speed.prefill(scenario)[0] * 1e3
+        # A batch of prompts prefilled together: their compute adds up, the weights are read once.
+        alone, compute = speed.prefill(scenario)
+        return (alone + (point.concurrency - 1) * compute) * 1e3
     raise ValueError(f"{point.id}: metric {metric!r} is not an inference metric")
 
 

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from domain.efficiency import (
     ALL_TO_ALL_US,
-    ALPHA_GROWTH_PER_DOUBLING,
     FLOOR_GROWTH_PER_DOUBLING,
+    LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
     W4_DECODE,
     factor,
@@ -191,13 +191,15 @@ def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[As
         fp8 = factor(gpu, "fp8_decode")
         items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
     if layout.gpus > 1:
+        kind = link_kind(gpu, layout.tensor)
+        alpha = LINK_ALPHA_US[kind]
         items.append(
             Assumption(
                 name="tensor_parallel",
-                value=f"{layout.tensor} GPUs over {link_kind(gpu, layout.tensor)}; per doubling of the group: "
-                f"latency x(1+{ALPHA_GROWTH_PER_DOUBLING.expected:g}), "
-                f"floor x(1+{FLOOR_GROWTH_PER_DOUBLING.expected:g}), bandwidth x{MBU_DECAY_PER_DOUBLING.expected:g}",
-                source=ALPHA_GROWTH_PER_DOUBLING.source,
+                value=f"{layout.tensor} GPUs over {kind}: all-reduce latency {alpha.describe()} us between two GPUs; "
+                f"per doubling of the group the per-layer floor grows x(1+{FLOOR_GROWTH_PER_DOUBLING.expected:g}) "
+                f"and the bandwidth shards reach x{MBU_DECAY_PER_DOUBLING.expected:g}",
+                source=alpha.source,
             )
         )
     if layout.expert > 1:
