@@ -278,6 +278,15 @@ DIFFUSION_PASS_FLOOR_MS = Factor(
     "(fal.ai stable-diffusion-benchmarks)",
     higher_is_faster=False,
 )
+COMPILED_DIFFUSION = Factor(
+    1.35,
+    1.2,
+    1.5,
+    "compiled diffusion graphs run 1.3-1.45x diffusers eager on SDXL (fal.ai stable-diffusion-benchmarks; "
+    "Hugging Face 'Accelerating generative AI' posts)",
+)
+# Compiled graphs launch one kernel graph per pass: about half the eager launch floor.
+COMPILED_DIFFUSION_FLOOR = 2.0
 QLORA_SLOWDOWN = Factor(
     1.3, 1.15, 1.6, "QLoRA dequantisation per step (Dettmers et al. 2023, arXiv:2305.14314)", higher_is_faster=False
 )
@@ -285,6 +294,17 @@ QLORA_SLOWDOWN = Factor(
 
 def family_of(gpu: Gpu) -> Family:
     """The efficiency row a GPU uses: its vendor's generation, with GDDR/PCIe NVIDIA cards in one row."""
+    # Asked for on every estimate of every layout: worked out once per GPU record.
+    found = _FAMILIES.get(gpu)
+    if found is None:
+        found = _FAMILIES[gpu] = _family(gpu)
+    return found
+
+
+_FAMILIES: dict[Gpu, Family] = {}
+
+
+def _family(gpu: Gpu) -> Family:
     arch = gpu.architecture.lower()
     if gpu.vendor == "amd":
         return "cdna4" if "cdna 4" in arch or "cdna4" in arch else "cdna3"

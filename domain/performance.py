@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.efficiency import (
+    COMPILED_DIFFUSION,
+    COMPILED_DIFFUSION_FLOOR,
     DIFFUSION_PASS_FLOOR_MS,
     FP8_PREFILL,
     FP8_TRAIN,
@@ -203,11 +205,25 @@ def image_seconds(
     return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario, passes)
 
 
-def seconds_per_image(tflop: float, gpu: Gpu, precision: str, scenario: Scenario, passes: int = 0) -> float:
+def seconds_per_image(
+    tflop: float,
+    gpu: Gpu,
+    precision: str,
+    scenario: Scenario,
+    passes: int = 0,
+    *,
+    compiled: bool = False,
+    batch: int = 1,
+) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU; with `passes` denoiser passes, none is
-    faster than the per-pass floor (small models at small sizes are bound by kernel launches, not FLOPs)."""
+    faster than the per-pass floor (small models at small sizes are bound by kernel launches, not FLOPs), which a
+    batch shares and a compiled graph (TensorRT, ONNX Runtime, torch.compile) shortens."""
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "diffusion_mfu").at(scenario)
     if precision in ("fp8", "int8"):
         mfu *= FP8_PREFILL.at(scenario)
-    return max(tflop / (peak * mfu), passes * DIFFUSION_PASS_FLOOR_MS.at(scenario) * 1e-3)
+    floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
+    if compiled:
+        mfu *= COMPILED_DIFFUSION.at(scenario)
+        floor_ms /= COMPILED_DIFFUSION_FLOOR
+    return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)

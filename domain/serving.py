@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from domain.catalog import Gpu, LinkKind, LlmModel
 from domain.efficiency import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
+    EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
     INTER_NODE_HOP_US,
@@ -20,7 +21,7 @@ from domain.efficiency import (
     W4_DECODE,
     Scenario,
     doublings,
-    factor,
+    family_of,
     peer_to_peer,
 )
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
@@ -43,10 +44,11 @@ class Layout:
     pipeline: int = 1
     expert: int = 1
     dp_attention: bool = False
+    gpus: int = field(init=False)  # GPUs of one copy; read in every step of a search, so stored
 
-    @property
-    def gpus(self) -> int:
-        return self.tensor * self.pipeline if not self.dp_attention else self.expert * self.pipeline
+    def __post_init__(self) -> None:
+        group = self.expert if self.dp_attention else self.tensor
+        object.__setattr__(self, "gpus", group * self.pipeline)
 
     @property
     def attention_tensor(self) -> int:
@@ -176,11 +178,12 @@ class InstanceSpeed:
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
         self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
-        self.mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
-        self.fp8_decode = factor(gpu, "fp8_decode")
-        self.mfu = factor(gpu, "prefill_mfu")
-        self.fp4_compute = factor(gpu, "fp4_compute")
-        self.floor_us = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
+        row = EFFICIENCY[family_of(gpu)]
+        self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
+        self.fp8_decode = row["fp8_decode"]
+        self.mfu = row["prefill_mfu"]
+        self.fp4_compute = row["fp4_compute"]
+        self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
         tensor = layout.attention_tensor
         self.doublings = doublings(stage_gpus)
         kind = link_kind(gpu, tensor)

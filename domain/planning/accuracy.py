@@ -22,6 +22,8 @@ from domain.planning.plan import rounded
 from domain.serving import InstanceSpeed, Layout, compute_tflops
 
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
+# Diffusion runtimes that compile the denoiser into one graph.
+COMPILED_ENGINES = frozenset({"tensorrt", "onnxruntime", "ort", "optimum-habana", "stable-fast"})
 # Share of the calibration points a band must contain, and the narrowest band any estimate gets.
 BAND_COVERAGE = 0.80
 MIN_SPREAD = 0.10
@@ -165,7 +167,11 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
 def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: Scenario) -> float:
     steps = point.steps or model.default_steps
     tflop = image_tflop(model, point.width, point.height, steps)
-    seconds = seconds_per_image(tflop, gpu, point.precision, scenario, steps * model.passes_per_step)
+    compiled = point.engine in COMPILED_ENGINES or "compile" in point.id
+    passes = steps * model.passes_per_step
+    seconds = seconds_per_image(
+        tflop, gpu, point.precision, scenario, passes, compiled=compiled, batch=max(1, point.batch)
+    )
     if point.metric == "seconds_per_image":
         return seconds
     if point.metric == "images_per_hour":

@@ -14,8 +14,16 @@ from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_mem
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
-from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_host, require_renter
-from domain.pricing import Rental
+from domain.planning.rentals import (
+    check_limits,
+    machine_detail,
+    node_count,
+    precision_check,
+    rental_for,
+    require_host,
+    require_renter,
+)
+from domain.pricing import Rental, can_host
 from domain.serving import InstanceSpeed, Layout, ServingPoint
 from domain.workloads import InferenceWorkload
 
@@ -31,6 +39,7 @@ class Copy:
         if plan.max_batch is not None:
             caps.append(plan.max_batch)
         self.capacity = min(caps)
+        self._points: dict[int, ServingPoint] = {}
 
     @property
     def gpus(self) -> int:
@@ -52,7 +61,11 @@ class Copy:
         )
 
     def point(self, batch: int) -> ServingPoint:
-        return self.speed.point(batch, "expected")
+        """The expected point at this batch; a search asks for the same batch several times."""
+        found = self._points.get(batch)
+        if found is None:
+            found = self._points[batch] = self.speed.point(batch, "expected")
+        return found
 
 
 @dataclass
@@ -215,11 +228,32 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     choices: list[Choice] = []
     first_error: Excluded | None = None
     fixed = plan.fixed_count is not None
+    # Serving a load, a layout can cost no less than one copy at the lowest price: once a layout that meets every
+    # target costs less than that, larger ones need not be tried (layouts come fewest GPUs first).
+    prune = sizing.has_load and not fixed
+    lowest_price = min((offer.usd_per_gpu_hour for offer in plan.offers(gpu)), default=0.0)
+    cheapest_met = math.inf
+    hosts: dict[int, bool] = {}
     for sized in fitting:
+        if prune and sized.layout.gpus * lowest_price >= cheapest_met and len(choices) >= 2:
+            break
+        per_machine = min(sized.layout.gpus, GPUS_PER_NODE)
+        if plan.constraints.require_offer:
+            hosted = hosts.get(per_machine)
+            if hosted is None:
+                hosted = hosts[per_machine] = any(can_host(offer, per_machine) for offer in plan.offers(gpu))
+            if not hosted:
+                # Renting this layout would fail with the `no_offer` that rental_for raises: skip it unbuilt.
+                first_error = first_error or Excluded("no_offer", detail=machine_detail(plan, per_machine))
+                continue
         try:
-            choices.append(_evaluate(plan, Copy(plan, gpu, sized, usable), sizing))
+            choice = _evaluate(plan, Copy(plan, gpu, sized, usable), sizing)
         except Excluded as error:
             first_error = first_error or error
+            continue
+        choices.append(choice)
+        if not choice.unmet and choice.rental is not None:
+            cheapest_met = min(cheapest_met, choice.rental.usd_per_hour)
     if not choices:
         assert first_error is not None
         raise first_error
