@@ -190,6 +190,8 @@ class InstanceSpeed:
         self.link_alpha_us = LINK_ALPHA_US[kind]
         self.alpha_scale = max(1, tensor - 1) ** ALPHA_EXPONENT[kind]
         self.peers = tensor - 1
+        # PCIe peers behind one bridge gain nothing from a ring (the tables' large messages move at ~3 GB/s).
+        self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
         moe_share = _moe_share(model)
@@ -295,8 +297,10 @@ class InstanceSpeed:
             message = tokens * self.model.hidden_size * 2.0
             alpha = self.link_alpha_us.at(scenario) * self.alpha_scale * 1e-6
             one_shot = alpha + self.peers * message / self.link_bytes_per_s
-            ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / self.link_bytes_per_s
-            seconds += self.all_reduces * min(one_shot, ring)
+            if self.ring:
+                ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / self.link_bytes_per_s
+                one_shot = min(one_shot, ring)
+            seconds += self.all_reduces * one_shot
         if self.all_to_alls:
             experts = self.model.moe.experts_per_token if self.model.moe else 1
             message = tokens * experts * self.model.hidden_size * 1.0 / self.stage_gpus  # fp8 dispatch
