@@ -13,17 +13,22 @@ from domain.efficiency import (
     FP8_TRAIN,
     INTER_NODE_GBPS,
     LORA_TIME,
+    MOE_TRAIN,
     QLORA_SLOWDOWN,
     Scenario,
     factor,
 )
-from domain.memory import active_params, diffusion_scale
+from domain.memory import active_params, diffusion_scale, moe_split
 from domain.serving import Bound, compute_tflops, link_gbps
 
 # A global batch of ~4M tokens per optimizer step (Llama 3 used 4-16M); gradients are exchanged once per step.
 TRAIN_BATCH_TOKENS = 4e6
 # Share of the data-parallel exchange hidden behind compute (bucketed all-reduce / FSDP prefetch).
 COMM_OVERLAP = 0.7
+# Virtual pipeline stages per GPU of an interleaved schedule (Megatron-LM's usual 4-8), and the micro-batches per
+# data-parallel rank and step that large runs keep (Llama 3: 16M-token batches at 16k GPUs).
+PIPELINE_VIRTUAL_STAGES = 8
+MICRO_BATCHES_PER_STEP = 16
 # FLOPs per parameter of one denoiser pass at 1024x1024 where the model card gives none: SDXL's UNet (6.76 TFLOP,
 # 2.567B) and FLUX.1's transformer (74.4 TFLOP, 11.9B).
 UNET_FLOP_PER_PARAM = 6.76e12 / 2.567e9
@@ -85,13 +90,14 @@ class TrainingSpeed:
         "adapter_factors",
         "exchanged_bytes",
         "exchanges_gradients",
+        "expert_share",
         "flops_per_token",
         "gpu",
         "inter_node_gbps",
         "layers",
         "mfu",
         "peak_tflops",
-        "steps",
+        "sequence_length",
         "train_tokens",
     )
 
@@ -114,6 +120,9 @@ class TrainingSpeed:
         self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
         if precision == "fp8":
             self.mfu *= FP8_TRAIN.at(scenario)
+        if model.moe is not None:
+            self.mfu *= MOE_TRAIN.at(scenario)
+        self.sequence_length = sequence_length
         # LoRA's time, then QLoRA's dequantisation, applied in this order.
         self.adapter_factors: tuple[float, ...] = ()
         if method in ("lora", "qlora"):
@@ -121,15 +130,25 @@ class TrainingSpeed:
             if method == "qlora":
                 self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
         self.exchanges_gradients = method == "full"  # LoRA and QLoRA runs have no data-parallel exchange modelled
-        self.exchanged_bytes = 3 * 2.0 * model.params_b * 1e9  # per step before the tensor-parallel split
-        self.steps = max(1.0, train_tokens / TRAIN_BATCH_TOKENS)  # optimizer steps of the run
+        self.exchanged_bytes = 3 * 2.0 * model.params_b * 1e9  # per step before the model-parallel split
+        # (always-held, routed-expert) parameters: expert parallelism splits only the second
+        base = moe_split(model)[0]
+        self.expert_share = (base, model.params_b * 1e9 - base)
         self.inter_node_gbps = INTER_NODE_GBPS.at(scenario)
         self._mfu: dict[int, float] = {}
         self._link_gbps: dict[int, float] = {}
 
-    def run(self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int) -> TrainingRun:
+    def run(
+        self,
+        gpus: int,
+        tensor_parallel: int,
+        gpus_per_node: int,
+        recompute_layers: int,
+        pipeline: int = 1,
+        expert: int = 1,
+    ) -> TrainingRun:
         """The run on `gpus` GPUs (see `training_run`)."""
-        compute_s, comm_s = self._seconds(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+        compute_s, comm_s = self._seconds(gpus, tensor_parallel, gpus_per_node, recompute_layers, pipeline, expert)
         seconds = compute_s + comm_s
         return TrainingRun(
             hours=seconds / 3600,
@@ -143,7 +162,13 @@ class TrainingSpeed:
         return (compute_s + comm_s) / 3600
 
     def _seconds(
-        self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int
+        self,
+        gpus: int,
+        tensor_parallel: int,
+        gpus_per_node: int,
+        recompute_layers: int,
+        pipeline: int = 1,
+        expert: int = 1,
     ) -> tuple[float, float]:
         """(compute seconds, exposed data-parallel exchange seconds)."""
         mfu = self._mfu.get(tensor_parallel)
@@ -155,11 +180,21 @@ class TrainingSpeed:
         for slowdown in self.adapter_factors:
             compute_s *= slowdown
 
-        data_parallel = gpus // tensor_parallel
+        data_parallel = max(1, gpus // (tensor_parallel * pipeline))
+        # The global batch grows with the data-parallel ranks (Llama 3: 4M tokens, 16M at 16k GPUs).
+        step_tokens = max(TRAIN_BATCH_TOKENS, MICRO_BATCHES_PER_STEP * data_parallel * self.sequence_length)
+        steps = max(1.0, self.train_tokens / step_tokens)
+        if pipeline > 1:
+            # Interleaved 1F1B schedule: a bubble of (p-1) stages over micro-batches x virtual stages.
+            micro_batches = step_tokens / (data_parallel * self.sequence_length)
+            compute_s *= 1 + (pipeline - 1) / (PIPELINE_VIRTUAL_STAGES * micro_batches)
         if data_parallel <= 1 or not self.exchanges_gradients:
             return compute_s, 0.0
-        # ZeRO-3: reduce-scatter of gradients plus two all-gathers of bf16 weights per step.
-        volume = self.exchanged_bytes / tensor_parallel * (data_parallel - 1) / data_parallel
+        # ZeRO-3: reduce-scatter of gradients plus two all-gathers of bf16 weights per step, of the parameters this
+        # rank holds: a tensor x pipeline shard, with routed experts split over the expert-parallel ranks.
+        base, experts = self.expert_share
+        held = (base + experts / expert) / (base + experts)
+        volume = held * self.exchanged_bytes / (tensor_parallel * pipeline) * (data_parallel - 1) / data_parallel
         if gpus > gpus_per_node:
             gbps = self.inter_node_gbps
         else:
@@ -168,8 +203,8 @@ class TrainingSpeed:
                 group_gbps = self._link_gbps[gpus] = link_gbps(self.gpu, gpus)
             gbps = group_gbps
         per_step = volume / (gbps * 1e9)
-        exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / self.steps)
-        return compute_s, exposed * self.steps
+        exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / steps)
+        return compute_s, exposed * steps
 
 
 def _tensor_parallel_efficiency(gpu: Gpu, tensor_parallel: int) -> float:

@@ -150,7 +150,7 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         sequence_length=point.sequence_length,
         scenario=scenario,
     )
-    run = speed.run(point.gpu_count, point.tensor, 8, 0)
+    run = speed.run(point.gpu_count, point.tensor, 8, 0, point.pipeline, point.expert)
     metric = point.metric
     if metric == "tokens_per_s":
         return run.tokens_per_s

@@ -16,8 +16,8 @@ from domain.catalog import Catalog
 from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
-MAX_MEDIAN_ERROR = 0.13
-MAX_HOPPER_INFERENCE_MEDIAN = 0.15
+MAX_MEDIAN_ERROR = 0.11
+MAX_HOPPER_INFERENCE_MEDIAN = 0.12
 
 
 def test_points_are_distinct_and_sourced() -> None:
