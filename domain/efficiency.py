@@ -111,7 +111,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     "hopper": _row(
         mbu=(0.80, 0.72, 0.88),
         moe=(0.8, 0.667, 0.911),
-        prefill=(0.578, 0.473, 0.683),
+        prefill=(0.607, 0.497, 0.717),
         floor=(40.4, 28.4, 60.7),
         floor_moe=(37.4, 26.7, 60),
         train=(0.441, 0.378, 0.504),
@@ -124,7 +124,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         mbu=(0.662, 0.573, 0.75),
         moe=(0.8, 0.64, 0.95),
         prefill=(0.316, 0.253, 0.379),
-        floor=(25.2, 16.8, 39.2),
+        floor=(26.5, 17.6, 41.2),
         floor_moe=(12.8, 9.6, 20.8),
         train=(0.416, 0.323, 0.485),
         diffusion=(0.36, 0.28, 0.45),

@@ -206,7 +206,10 @@ class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
     median_error_pct: Annotated[float, msgspec.Meta(description="Median |expected - measured| / measured, %.")]
     worst_error_pct: Annotated[float, msgspec.Meta(description="Largest |expected - measured| / measured, %.")]
     band_coverage_pct: Annotated[float, msgspec.Meta(description="Share of measurements inside the low-high band, %.")]
-    band_pct: Annotated[float, msgspec.Meta(description="Half-width of the band estimates of this row get, %.")]
+    band_pct: Annotated[
+        float,
+        msgspec.Meta(description="Band of this row's estimates: expected / (1 + band) to expected x (1 + band), in %."),
+    ]
 
 
 @dataclass(frozen=True)
@@ -249,8 +252,10 @@ def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
     rows = []
     for (kind, family), items in sorted(groups.items()):
         errors = [abs(item.error) for item in items]
-        # The half-width around the expected value that reaches each measurement, with a little margin.
-        reach = [abs(item.point.value / item.expected - 1) * 1.001 for item in items]
+        # The factor around the expected value that reaches each measurement, with a little margin.
+        reach = [
+            (max(item.point.value / item.expected, item.expected / item.point.value) - 1) * 1.001 for item in items
+        ]
         spread = max(MIN_SPREAD, _quantile(reach, BAND_COVERAGE))
         covered = sum(1 for item in items if _in_band(item, spread))
         rows.append(
@@ -269,8 +274,9 @@ def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
 
 
 def band(expected: float, low: float, high: float, spread: float) -> tuple[float, float]:
-    """The band of an estimate: the scenarios' ends, widened to the ledger's spread around the expected value."""
-    return min(low, expected * (1 - spread)), max(high, expected * (1 + spread))
+    """The band of an estimate: the scenarios' ends, widened to expected / (1 + spread) .. expected x (1 + spread)
+    (a factor either way, so a wide band never reaches zero)."""
+    return min(low, expected / (1 + spread)), max(high, expected * (1 + spread))
 
 
 def _in_band(item: Reproduction, spread: float) -> bool:
