@@ -189,7 +189,9 @@ class Resolved:
 
 def _custom_llm(custom: CustomModel) -> LlmModel:
     if custom.attention == "mla" and (custom.kv_lora_rank is None or custom.qk_rope_head_dim is None):
-        raise WorkloadError("workload.custom_model", "attention 'mla' needs kv_lora_rank and qk_rope_head_dim")
+        raise WorkloadError(
+            "workload.custom_model.kv_lora_rank", "attention 'mla' needs kv_lora_rank and qk_rope_head_dim"
+        )
     moe = None
     if custom.routed_experts or custom.experts_per_token:
         if not (custom.routed_experts and custom.experts_per_token and custom.active_params_b):
@@ -198,7 +200,9 @@ def _custom_llm(custom: CustomModel) -> LlmModel:
                 "a mixture-of-experts model needs routed_experts, experts_per_token and active_params_b",
             )
         if custom.experts_per_token >= custom.routed_experts:
-            raise WorkloadError("workload.custom_model", "experts_per_token must be fewer than routed_experts")
+            raise WorkloadError(
+                "workload.custom_model.experts_per_token", "experts_per_token must be fewer than routed_experts"
+            )
         moe = MoE(
             routed_experts=custom.routed_experts,
             experts_per_token=custom.experts_per_token,
@@ -206,13 +210,13 @@ def _custom_llm(custom: CustomModel) -> LlmModel:
             expert_intermediate_size=custom.intermediate_size or 4 * custom.hidden_size,
         )
     if custom.active_params_b is not None and custom.active_params_b > custom.params_b:
-        raise WorkloadError("workload.custom_model", "active_params_b exceeds params_b")
+        raise WorkloadError("workload.custom_model.active_params_b", "active_params_b exceeds params_b")
     head_dim = custom.head_dim or max(1, custom.hidden_size // custom.attention_heads)
     kv_heads = custom.attention_heads if custom.attention == "mha" else custom.kv_heads
     if custom.attention == "gqa" and kv_heads is None:
-        raise WorkloadError("workload.custom_model", "attention 'gqa' needs kv_heads")
+        raise WorkloadError("workload.custom_model.kv_heads", "attention 'gqa' needs kv_heads")
     if kv_heads is not None and kv_heads > custom.attention_heads:
-        raise WorkloadError("workload.custom_model", "kv_heads exceeds attention_heads")
+        raise WorkloadError("workload.custom_model.kv_heads", "kv_heads exceeds attention_heads")
     mla = None
     if custom.attention == "mla":
         assert custom.kv_lora_rank is not None and custom.qk_rope_head_dim is not None
