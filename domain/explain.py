@@ -126,9 +126,28 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
         "zh": "使用 {gpus} 张卡全分片数据并行（ZeRO-3）训练{tp_text}{recompute_text}。",
     },
+    "training_count_deadline": {
+        "en": "{gpus} GPU(s) chosen: the fewest that finish within the target ({hours:,.0f} h); {fewer} GPUs would "
+        "take {fewer_hours:,.0f} h.",
+        "zh": "选择 {gpus} 张卡：能在目标时间内完成的最少卡数（{hours:,.0f} 小时）；"
+        "{fewer} 张卡需要 {fewer_hours:,.0f} 小时。",
+    },
+    "training_count_largest": {
+        "en": "{gpus} GPU(s) chosen: the most the limits allow, still {hours:,.0f} h.",
+        "zh": "选择 {gpus} 张卡：限制内允许的最多卡数，仍需 {hours:,.0f} 小时。",
+    },
+    "training_count_fewest": {
+        "en": "{gpus} GPU(s) chosen: the fewest the run fits on with no deadline asked ({hours:,.0f} h); more GPUs "
+        "finish sooner at about the same cost.",
+        "zh": "选择 {gpus} 张卡：未设截止时间时能装下的最少卡数（{hours:,.0f} 小时）；更多卡更快完成，成本大致相同。",
+    },
     "training_one_gpu": {
         "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
         "zh": "单张 {gpu} 即可训练，无需分片{recompute_text}。",
+    },
+    "image_batch": {
+        "en": "Runs {batch} images at a time per GPU: the batch shares the per-pass launch cost.",
+        "zh": "每张卡一次生成 {batch} 张图：批处理分摊每步的启动开销。",
     },
     "images_per_gpu": {
         "en": "Each GPU runs its own pipeline: about {per_gpu:.0f} images per hour per GPU.",

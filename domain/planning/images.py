@@ -7,7 +7,7 @@ import math
 from domain.catalog import DiffusionModel, Gpu
 from domain.efficiency import SCENARIOS, factor
 from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
-from domain.memory import GB, DiffusionPipeline, usable_memory_bytes
+from domain.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance import image_tflop, seconds_per_image
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct, rounded
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
@@ -41,7 +41,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
     require_renter(plan, gpu)
     passes = workload.steps * model.passes_per_step
-    seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes) for s in SCENARIOS}
+    batch = _batch(memory, tflop, gpu, workload.precision, passes)
+    seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)
@@ -52,7 +53,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     total = {s: 3600.0 / t * gpus for s, t in seconds.items()}
     unmet = ["images_per_hour"] if workload.images_per_hour and total["expected"] < workload.images_per_hour else []
     capacity = memory.usable_bytes * gpus
-    required = memory.required_bytes * gpus
+    activations = memory.activations_bytes * batch
+    required = (memory.weights_bytes + activations) * gpus
     candidate = Candidate(
         gpu=gpu,
         gpu_count=gpus,
@@ -63,7 +65,7 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
             capacity_gb=rounded(capacity / GB),
             required_gb=rounded(required / GB),
             weights_gb=rounded(memory.weights_bytes * gpus / GB),
-            activations_gb=rounded(memory.activations_bytes * gpus / GB),
+            activations_gb=rounded(activations * gpus / GB),
             headroom_pct=headroom_pct(capacity, required),
         ),
         performance=PerformanceEstimate(images_per_hour=as_range(total), bound="compute"),
@@ -84,9 +86,22 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(
             name="batch",
-            value="1 image at a time per GPU: compute-bound from batch 1 at these sizes, so larger batches add latency "
-            "without adding much throughput",
+            value=f"{batch} image(s) at a time per GPU: the smallest batch within 3% of the best throughput that "
+            "fits (a batch shares the per-pass launch floor; compute-bound sizes gain nothing from it)",
             source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
         ),
     ]
+    if batch > 1:
+        candidate.reasons.append(plan.say("image_batch", batch=batch))
     return candidate
+
+
+BATCHES = (1, 2, 4, 8)
+
+
+def _batch(memory: DiffusionMemory, tflop: float, gpu: Gpu, precision: str, passes: int) -> int:
+    """The smallest batch within 3% of the best throughput whose activations fit beside the weights."""
+    fitting = [b for b in BATCHES if memory.weights_bytes + b * memory.activations_bytes <= memory.usable_bytes]
+    seconds = {b: seconds_per_image(tflop, gpu, precision, "expected", passes, batch=b) for b in fitting or [1]}
+    best = min(seconds.values())
+    return next(b for b in sorted(seconds) if seconds[b] <= best * 1.03)

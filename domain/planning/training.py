@@ -176,11 +176,12 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     require_host(plan, gpu, sizing.machine_sizes(first))
     expected = sizing.speed(gpu, "expected")
     layout: _TrainingLayout | None = None
+    fewer: _TrainingLayout | None = None  # the count before the chosen one, which missed the deadline
     for gpus in counts:
         found = _training_layout(plan, usable, expected, gpus)
         if found is None:
             continue
-        layout = found
+        fewer, layout = layout, found
         if target is None or found.hours <= target:
             break
     assert layout is not None
@@ -240,6 +241,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         candidate.warnings.append(
             plan.say("beyond_context", length=workload.sequence_length, model=model.name, context=model.max_context)
         )
+    candidate.layout_reason = _layout_reason(plan, layout, fewer, target)
     candidate.launch = training_launch(
         model, candidate.parallelism, gpus, 1, layout.recompute_layers, workload.sequence_length
     )
@@ -292,3 +294,14 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
 
 
 # ---------------------------------------------------------------- image generation
+
+
+def _layout_reason(plan: Plan, layout: _TrainingLayout, fewer: _TrainingLayout | None, target: float | None) -> str:
+    """Why this count: the fewest that meet the deadline (what the next fewer take), or the fewest that fit."""
+    if target is not None and fewer is not None:
+        return plan.say(
+            "training_count_deadline", gpus=layout.gpus, hours=layout.hours, fewer=fewer.gpus, fewer_hours=fewer.hours
+        )
+    if target is not None and layout.hours > target:
+        return plan.say("training_count_largest", gpus=layout.gpus, hours=layout.hours)
+    return plan.say("training_count_fewest", gpus=layout.gpus, hours=layout.hours)
