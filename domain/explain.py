@@ -141,6 +141,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "finish sooner at about the same cost.",
         "zh": "选择 {gpus} 张卡：未设截止时间时能装下的最少卡数（{hours:,.0f} 小时）；更多卡更快完成，成本大致相同。",
     },
+    "fp8_training": {
+        "en": "This GPU trains in FP8 too (precision 'fp8'): about {speedup:.1f}x faster, ~{hours:,.0f} h.",
+        "zh": "该 GPU 也支持 FP8 训练（precision 设为 'fp8'）：约快 {speedup:.1f} 倍，约 {hours:,.0f} 小时。",
+    },
     "training_one_gpu": {
         "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
         "zh": "单张 {gpu} 即可训练，无需分片{recompute_text}。",

@@ -6,7 +6,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import INTER_NODE_GBPS, SCENARIOS, Scenario, factor
+from domain.efficiency import FP8_TRAIN, INTER_NODE_GBPS, SCENARIOS, Scenario, factor
 from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
 from domain.memory import GB, Activations, TrainingMemory, TrainingStates, training_usable_bytes
 from domain.performance import TrainingSpeed, training_flops_per_token
@@ -253,6 +253,12 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         candidate.warnings.append(plan.say("long_run", days=runs["expected"].hours / 24))
     if workload.precision == "bf16" and not gpu.tflops.bf16:
         candidate.warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
+    if workload.precision in ("bf16", "fp16") and gpu.tflops.fp8 and sizing.method == "full":
+        # Transformer Engine's FP8 recipes reach about the BF16 MFU of the FP8 peak on GPUs that have one.
+        half = gpu.tflops.bf16 or gpu.tflops.fp16 or gpu.tflops.fp8
+        speedup = gpu.tflops.fp8 / half * FP8_TRAIN.expected
+        if speedup > 1.2:
+            candidate.reasons.append(plan.say("fp8_training", speedup=speedup, hours=runs["expected"].hours / speedup))
     mfu = factor(gpu, "train_mfu")
     per_token = training_flops_per_token(model, workload.sequence_length)
     candidate.assumptions = [
