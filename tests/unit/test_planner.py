@@ -200,3 +200,12 @@ def test_tpot_says_which_definition_it_uses(reference: Catalog) -> None:
     assert option.performance is not None and option.performance.tpot_ms is not None
     step = step_ms(reference, "h100-sxm", "llama-3.1-8b", "bf16", 1, 64)
     assert option.performance.tpot_ms.expected > step  # prefill-carrying steps included
+
+
+def test_every_factor_has_its_expected_value_inside_its_band() -> None:
+    for family, row in EFFICIENCY.items():
+        for name, value in row.items():
+            assert value.low <= value.expected <= value.high, (family, name)
+            assert value.source, (family, name)
+            if "floor" not in name:
+                assert value.high <= 1.0, (family, name)
