@@ -17,7 +17,9 @@ EXIT_BOUND_S = 30
 
 def test_sigterm_with_a_request_stalled_mid_body_exits_after_the_drain(tmp_path: Path) -> None:
     port = free_port()
-    env = server_env(f"sqlite+aiosqlite:///{tmp_path / 'drain.db'}", None, {"GPU_ADVISOR_SHUTDOWN_DRAIN_S": str(DRAIN_S)})
+    env = server_env(
+        f"sqlite+aiosqlite:///{tmp_path / 'drain.db'}", None, {"GPU_ADVISOR_SHUTDOWN_DRAIN_S": str(DRAIN_S)}
+    )
     log = tmp_path / "server.log"
     process = start_server(port, env, log, migrate=True)
     try:
@@ -27,7 +29,7 @@ def test_sigterm_with_a_request_stalled_mid_body_exits_after_the_drain(tmp_path:
             # The headers promise a body that never comes: the request stays in flight.
             stalled.sendall(
                 b"POST /v1/recommendations HTTP/1.1\r\nHost: gpu-advisor\r\nContent-Type: application/json\r\n"
-                b"Content-Length: 1000\r\n\r\n{\"workload\":"
+                b'Content-Length: 1000\r\n\r\n{"workload":'
             )
             process.terminate()
             try:
