@@ -172,6 +172,23 @@ def test_environment_names_are_the_settings(overlay: str) -> None:
                 assert name.startswith(("gpu-advisor-config", "gpu-advisor-secrets", "postgres-credentials")), where
 
 
+def image_environment() -> dict[str, str]:
+    """The ENV of the Dockerfile's runtime stage (one `ENV A=1 \\ B=2` instruction)."""
+    text = (REPO / "Dockerfile").read_text().replace("\\\n", " ")
+    line = next(line for line in reversed(text.splitlines()) if line.startswith("ENV "))
+    return dict(part.split("=", 1) for part in line.split()[1:])
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_metrics_folder_is_a_writable_mount(overlay: str) -> None:
+    objects = rendered(overlay)
+    folder = (image_environment() | config_data(objects)).get("PROMETHEUS_MULTIPROC_DIR")
+    container = api_container(objects)
+    assert folder, "an empty PROMETHEUS_MULTIPROC_DIR still turns on multi-process metrics, writing to the cwd"
+    assert folder in {mount["mountPath"] for mount in container["volumeMounts"]}
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+
+
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_instances_never_migrate_and_the_job_does_once(overlay: str) -> None:
     objects = rendered(overlay)
