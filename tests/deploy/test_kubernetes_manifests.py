@@ -29,6 +29,8 @@ SCHEMA_VERSIONS = ("1.29.0", kubernetes_validate.utils.latest_version())
 # Read by the libraries the service runs on rather than by Settings.from_env.
 LIBRARY_VARIABLES = {"FORWARDED_ALLOW_IPS": "uvicorn", "PROMETHEUS_MULTIPROC_DIR": "prometheus_client"}
 SECRET_KEYS = {"DATABASE_URL", "REDIS_URL", "GPU_ADVISOR_API_KEYS"}
+# The label of what the first step of a release applies (deploy/kubernetes/README.md, "Upgrade").
+STEP = "gpu-advisor/step"
 # Closing the pools and writing what is pending after the drain.
 CLOSE_MARGIN_S = 5
 
@@ -199,6 +201,25 @@ def test_instances_never_migrate_and_the_job_does_once(overlay: str) -> None:
     assert job["spec"].get("parallelism", 1) == 1 and job["spec"].get("completions", 1) == 1
     steps = [command_of(c).command.name for c in containers(job["spec"]["template"])]
     assert steps == ["migrate", "seed"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_migration_step_applies_what_the_job_needs(overlay: str) -> None:
+    objects = rendered(overlay)
+    step = {
+        (o["kind"], o["metadata"]["name"]) for o in objects if o["metadata"].get("labels", {}).get(STEP) == "migrate"
+    }
+    pod = one(objects, "Job", "gpu-advisor-migrate")["spec"]["template"]["spec"]
+    needs = {("Job", "gpu-advisor-migrate"), ("ServiceAccount", pod["serviceAccountName"])}
+    produced = {(o["kind"], o["metadata"]["name"]) for o in objects}
+    for container in containers({"spec": pod}):
+        for source in container["envFrom"]:
+            kind, ref = (
+                ("ConfigMap", source["configMapRef"]) if "configMapRef" in source else ("Secret", source["secretRef"])
+            )
+            if (kind, ref["name"]) in produced:  # the production Secret is created outside the overlay
+                needs.add((kind, ref["name"]))
+    assert needs <= step, f"`kubectl apply -l {STEP}=migrate` would leave out {needs - step}"
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
