@@ -7,11 +7,13 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
+from api.settings import Settings, SettingsError
 from bench.live_server import HOST, free_port, server_env, start_server, stop_server, wait_until_ready
 
 DRAIN_S = 1
-# Far above the drain, far below what a stalled request holds a server today (it never ends by itself).
+# Far above the drain; without a bound, a stalled request holds the server for as long as its client waits.
 EXIT_BOUND_S = 30
 
 
@@ -41,3 +43,11 @@ def test_sigterm_with_a_request_stalled_mid_body_exits_after_the_drain(tmp_path:
         assert "timeout graceful shutdown exceeded" in log.read_text()
     finally:
         stop_server(process)
+
+
+def test_the_drain_setting() -> None:
+    assert Settings.from_env({}).shutdown_drain_s == 20
+    assert Settings.from_env({"GPU_ADVISOR_SHUTDOWN_DRAIN_S": "0"}).shutdown_drain_s == 0
+    for bad in ("-1", "soon", "1.5"):
+        with pytest.raises(SettingsError, match="GPU_ADVISOR_SHUTDOWN_DRAIN_S"):
+            Settings.from_env({"GPU_ADVISOR_SHUTDOWN_DRAIN_S": bad})
