@@ -4,6 +4,8 @@ schemas), and the probes, ports, commands and environment variable names are the
 from __future__ import annotations
 
 import base64
+import importlib
+import inspect
 import os
 import shutil
 import subprocess
@@ -27,7 +29,7 @@ OVERLAYS = ("dev", "production")
 # The oldest Kubernetes the manifests are written for (matchLabelKeys in topology spread), and the newest schema.
 SCHEMA_VERSIONS = ("1.29.0", kubernetes_validate.utils.latest_version())
 # Read by the libraries the service runs on rather than by Settings.from_env.
-LIBRARY_VARIABLES = {"FORWARDED_ALLOW_IPS": "uvicorn", "PROMETHEUS_MULTIPROC_DIR": "prometheus_client"}
+LIBRARY_VARIABLES = {"FORWARDED_ALLOW_IPS": "uvicorn.config", "PROMETHEUS_MULTIPROC_DIR": "prometheus_client.values"}
 SECRET_KEYS = {"DATABASE_URL", "REDIS_URL", "GPU_ADVISOR_API_KEYS"}
 # The label of what the first step of a release applies (deploy/kubernetes/README.md, "Upgrade").
 STEP = "gpu-advisor/step"
@@ -161,6 +163,8 @@ def test_environment_names_are_the_settings(overlay: str) -> None:
     objects = rendered(overlay)
     config, secrets = config_data(objects), secret_keys(overlay)
     known = settings_names() | set(LIBRARY_VARIABLES)
+    for name, module in LIBRARY_VARIABLES.items():
+        assert name in inspect.getsource(importlib.import_module(module)), f"{module} no longer reads {name}"
     assert set(config) - known == set()
     assert set(secrets) == SECRET_KEYS
     assert SECRET_KEYS - settings_names() == set()
