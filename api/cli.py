@@ -169,6 +169,7 @@ def serve(host: str, port: int, workers: int, migrate: bool | None) -> None:
         workers=workers,
         log_level=settings.log_level.lower(),
         proxy_headers=True,
+        timeout_graceful_shutdown=settings.shutdown_drain_s,
     )
 
 

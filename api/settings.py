@@ -74,6 +74,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pending_retry_s: float = 1.0
     pending_capacity: int = 10_000
     auto_migrate: bool = True
+    # After SIGTERM, requests in flight get this long to finish; then their connections are closed and the process
+    # exits, so a stalled client cannot hold a stopping instance (the Kubernetes grace period is set to cover it).
+    shutdown_drain_s: int = 20
     log_level: str = "INFO"
     log_format: str = "json"
     # Workload bodies are a few hundred bytes; the bulk price import alone takes whole files.
@@ -160,6 +163,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             ),
             pending_capacity=int(number("GPU_ADVISOR_PENDING_CAPACITY", defaults.pending_capacity, int)),
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
+            shutdown_drain_s=int(number("GPU_ADVISOR_SHUTDOWN_DRAIN_S", defaults.shutdown_drain_s, int)),
             log_level=_log_level(text("GPU_ADVISOR_LOG_LEVEL") or "INFO"),
             log_format=_choice("GPU_ADVISOR_LOG_FORMAT", text("GPU_ADVISOR_LOG_FORMAT") or "json", ("json", "text")),
             max_body_bytes=int(

@@ -157,10 +157,12 @@ def log_tail(log_path: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(no server output)"
 
 
-def wait_until_ready(client: httpx.Client, process: subprocess.Popen[bytes], log_path: Path) -> dict[str, Any]:
+def wait_until_ready(
+    client: httpx.Client, process: subprocess.Popen[bytes], log_path: Path, *, tries: int = READY_TRIES
+) -> dict[str, Any]:
     """The server's first 200 answer to GET /health/ready; BenchError when it exits or takes too long."""
     last = "no answer"
-    for _ in range(READY_TRIES):
+    for _ in range(tries):
         if process.poll() is not None:
             raise BenchError(
                 f"the server exited with code {process.returncode} before it was ready:\n{log_tail(log_path)}"
@@ -175,7 +177,7 @@ def wait_until_ready(client: httpx.Client, process: subprocess.Popen[bytes], log
             last = f"{type(error).__name__}"
         time.sleep(READY_INTERVAL_S)
     raise BenchError(
-        f"the server was not ready after {READY_TRIES * READY_INTERVAL_S:.0f} s (last: {last}):\n{log_tail(log_path)}"
+        f"the server was not ready after {tries * READY_INTERVAL_S:.0f} s (last: {last}):\n{log_tail(log_path)}"
     )
 
 
@@ -519,12 +521,14 @@ async def drive(
     count: int | None = None,
     duration_s: float | None = None,
     load: Load | None = None,
+    on_answer: Callable[[int, int, Mapping[str, str], bytes], None] | None = None,
 ) -> Load:
     """Send requests[i % len(requests)] for i = 0, 1, ... over `connections` keep-alive connections at once.
 
     Stops after `count` requests (default len(requests)) or, with duration_s, when that many seconds have passed.
     Every answer is read whole; anything but 2xx is a failure. `load` (fresh when None) is filled as requests
-    complete, so that a task running beside this one can watch `load.completed`.
+    complete, so that a task running beside this one can watch `load.completed`. `on_answer`, when given, sees
+    each answer's request index, status, headers and body (to collect what the server acknowledged).
     """
     load = load or Load()
     total = len(requests) if count is None and duration_s is None else count
@@ -572,6 +576,8 @@ async def drive(
                     ) as response:
                         text = await response.read()
                         status = response.status
+                        if on_answer is not None:
+                            on_answer(index, status, response.headers, text)
                 except (aiohttp.ClientError, OSError, TimeoutError) as error:
                     record(index, before, 0, request, f"{type(error).__name__}: {error}")
                     continue
@@ -595,6 +601,8 @@ async def drive(
                     record(index, before, 0, request, f"{type(error).__name__}: {error}")
                     continue
                 status = response.status_code
+                if on_answer is not None:
+                    on_answer(index, status, response.headers, response.content)
                 record(index, before, status, request, None if 200 <= status < 300 else response.text)
 
         worker = one_httpx
