@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,8 +14,8 @@ from typing import Any, Literal
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from api.metrics import PENDING_RECOMMENDATIONS
-from api.storage.database import DATABASE_ERRORS
+from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
+from api.storage.database import DATABASE_ERRORS, refused_data
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
 from domain.estimates import Recommendation
 from domain.ranking import RecommendationRequest
@@ -22,6 +23,9 @@ from domain.ranking import RecommendationRequest
 log = logging.getLogger(__name__)
 
 SaveOutcome = Literal["stored", "pending", "not_stored"]
+StoreHealth = Literal["ok", "pending", "stalled"]
+# A queue that has not shrunk for this many retry periods is reported as stalled.
+STALL_RETRIES = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +61,19 @@ class RecommendationStore:
         self._pending: OrderedDict[str, SavedRecommendation] = OrderedDict()
         self._flush_lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
+        # When the queue last had nothing waiting or last shrank; None while it is empty.
+        self._waiting_since: float | None = None
+        self._stall_s = STALL_RETRIES * retry_s
 
     @property
     def pending(self) -> int:
         return len(self._pending)
+
+    def health(self) -> StoreHealth:
+        """`pending` while the queue drains or waits briefly; `stalled` when it has not shrunk for a while."""
+        if not self._pending or self._waiting_since is None:
+            return "ok"
+        return "stalled" if time.monotonic() - self._waiting_since > self._stall_s else "pending"
 
     async def save(self, item: SavedRecommendation) -> SaveOutcome:
         """Store now, or queue for a retry; `not_stored` only when the queue is full."""
@@ -69,6 +82,9 @@ class RecommendationStore:
                 await self._write(item)
                 return "stored"
             except DATABASE_ERRORS as error:
+                if refused_data(error):
+                    self._refused(item, error)
+                    return "not_stored"
                 log.warning("could not store recommendation %s, queued for retry: %s", item.id, error)
         if item.id in self._pending:
             return "pending"
@@ -76,6 +92,8 @@ class RecommendationStore:
             # Saying so beats dropping an older one the client was already told would be stored.
             log.error("recommendation %s not stored: %d already waiting for the database", item.id, self.pending)
             return "not_stored"
+        if not self._pending:
+            self._waiting_since = time.monotonic()
         self._pending[item.id] = item
         PENDING_RECOMMENDATIONS.set(self.pending)
         return "pending"
@@ -89,7 +107,10 @@ class RecommendationStore:
             return await load_recommendation(session, recommendation_id)
 
     async def flush(self) -> int:
-        """Write what is waiting, oldest first, until the database fails; the number written."""
+        """Write what is waiting, oldest first, until the database is unreachable; the number written.
+
+        An item the database refuses as data is dropped (and counted): one bad item must not hold up the rest.
+        """
         written = 0
         async with self._flush_lock:
             while self._pending:
@@ -97,10 +118,14 @@ class RecommendationStore:
                 try:
                     await self._write(item)
                 except DATABASE_ERRORS as error:
-                    log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
-                    break
+                    if not refused_data(error):
+                        log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
+                        break
+                    self._refused(item, error)
+                else:
+                    written += 1
                 del self._pending[item.id]
-                written += 1
+                self._waiting_since = time.monotonic() if self._pending else None
             PENDING_RECOMMENDATIONS.set(self.pending)
         if written:
             log.info("stored %d recommendations that waited for the database", written)
@@ -120,6 +145,11 @@ class RecommendationStore:
         await self.flush()
         if self._pending:
             log.error("shutting down with %d recommendations not stored: %s", self.pending, ", ".join(self._pending))
+
+    @staticmethod
+    def _refused(item: SavedRecommendation, error: BaseException) -> None:
+        REFUSED_RECOMMENDATIONS.inc()
+        log.error("the database refused recommendation %s; not stored and not retried: %s", item.id, error)
 
     async def _retry_forever(self) -> None:
         while True:

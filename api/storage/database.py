@@ -6,11 +6,24 @@ from typing import Any
 
 import msgspec
 from sqlalchemy import event
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 # What a database call raises when the database is unreachable, slow or refusing: callers answer 503 or retry.
 DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
+# SQLSTATE classes of a refusal of the data itself (data exception, integrity violation): retrying cannot help.
+_REFUSED_CLASSES = ("22", "23")
+
+
+def refused_data(error: BaseException) -> bool:
+    """Whether the database refused this data (permanent), rather than being unreachable or failing for now."""
+    if isinstance(error, DataError | IntegrityError):
+        return True
+    if isinstance(error, DBAPIError):
+        code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+        return isinstance(code, str) and code[:2] in _REFUSED_CLASSES
+    # A statement error that is not the driver's: the parameters could not even be sent.
+    return isinstance(error, StatementError)
 
 
 def _to_json(value: Any) -> str:
