@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from litestar import Litestar, Router
+from litestar import Litestar, Request, Router
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
@@ -20,6 +21,7 @@ from api.logs import configure_logging
 from api.mcp_server import build_server, http_session_manager, service_context
 from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
+from api.query_params import check_query
 from api.rate_limit import RateLimiter, RateLimitMiddleware
 from api.request_body import check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
@@ -51,6 +53,11 @@ async def _allow_header(message: Message, scope: Scope) -> None:
     if methods:
         headers = MutableScopeHeaders.from_message(message)
         headers["Allow"] = ", ".join(methods)
+
+
+async def _check_request(request: Request[Any, Any, Any]) -> None:
+    check_query(request)
+    await check_body(request)
 
 
 def _services(state: State) -> Services:
@@ -96,7 +103,7 @@ def create_app(settings: Settings) -> Litestar:
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_send=[_allow_header],
-        before_request=check_body,
+        before_request=_check_request,
         # Outermost first: a 429 is counted in the metrics too.
         middleware=[
             prometheus.middleware,
