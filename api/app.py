@@ -19,11 +19,12 @@ from litestar.types import Message, Scope
 from api.auth import API_KEY_HEADER
 from api.logs import configure_logging
 from api.mcp_server import build_server, http_session_manager, service_context
+from api.openapi_constraints import restore_constraints
 from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
 from api.query_params import check_query
 from api.rate_limit import RateLimiter, RateLimitMiddleware
-from api.request_body import check_body
+from api.request_body import BODY_OPT, check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
 from api.routes import catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
 from api.services import Services
@@ -153,6 +154,15 @@ def create_app(settings: Settings) -> Litestar:
         logging_config=None,
     )
     complete_openapi(app.openapi_schema)
+    restore_constraints(
+        app.openapi_schema,
+        {
+            handler.opt[BODY_OPT]
+            for handlers in app.route_handler_method_map.values()
+            for handler in handlers.values()
+            if BODY_OPT in handler.opt
+        },
+    )
     # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
     app.asgi_handler = RequestContext(app.asgi_handler, cors=bool(settings.cors_origins))
     return app
