@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -14,6 +13,7 @@ from typing import Any, Literal
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from api.background import cancel_requested, stop_tasks
 from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
 from api.storage.database import DATABASE_ERRORS, refused_data
 from api.storage.recommendation_repository import load_recommendation, save_recommendation
@@ -118,6 +118,8 @@ class RecommendationStore:
                 try:
                     await self._write(item)
                 except DATABASE_ERRORS as error:
+                    if cancel_requested():
+                        raise asyncio.CancelledError from error
                     if not refused_data(error):
                         log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
                         break
@@ -138,9 +140,7 @@ class RecommendationStore:
     async def close(self) -> None:
         """Stop retrying after a last attempt; anything still waiting is named in the log."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await stop_tasks([self._task], "recommendation store")
             self._task = None
         await self.flush()
         if self._pending:
