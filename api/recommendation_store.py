@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
@@ -51,11 +54,54 @@ def saved_recommendation(result: Recommendation, request: RecommendationRequest,
     )
 
 
+class _Spooled(msgspec.Struct, frozen=True):
+    """One waiting recommendation as the spool file holds it (one JSON document a line)."""
+
+    id: str
+    catalog_version: str
+    request: dict[str, Any]
+    response: msgspec.Raw
+    created_at: datetime
+
+
+def _spooled(item: SavedRecommendation) -> _Spooled:
+    response = (
+        item.response if isinstance(item.response, msgspec.Raw) else msgspec.Raw(msgspec.json.encode(item.response))
+    )
+    return _Spooled(
+        id=item.id,
+        catalog_version=item.catalog_version,
+        request=item.request,
+        response=response,
+        created_at=item.created_at,
+    )
+
+
+def _unspooled(entry: _Spooled) -> SavedRecommendation:
+    return SavedRecommendation(
+        id=entry.id,
+        catalog_version=entry.catalog_version,
+        request=entry.request,
+        response=entry.response,
+        created_at=entry.created_at,
+    )
+
+
 class RecommendationStore:
     """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, retry_s: float, capacity: int) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        retry_s: float,
+        capacity: int,
+        spool: Path | None = None,
+    ) -> None:
         self._sessions = sessions
+        # A folder: what still waits at shutdown is written there and taken up again by the next start.
+        self._spool = spool
+        self._claimed: list[Path] = []
         self._retry_s = retry_s
         self._capacity = capacity
         self._pending: OrderedDict[str, SavedRecommendation] = OrderedDict()
@@ -131,9 +177,14 @@ class RecommendationStore:
             PENDING_RECOMMENDATIONS.set(self.pending)
         if written:
             log.info("stored %d recommendations that waited for the database", written)
+        if not self._pending and self._claimed:
+            # Everything the last run left behind is stored now.
+            self._release_claimed()
         return written
 
     def start(self) -> None:
+        """Take up what the last run spooled, then retry in the background."""
+        self._load_spool()
         if self._task is None:
             self._task = asyncio.create_task(self._retry_forever(), name="recommendation-store-retry")
 
@@ -144,7 +195,51 @@ class RecommendationStore:
             self._task = None
         await self.flush()
         if self._pending:
+            self._write_spool()
+
+    def _write_spool(self) -> None:
+        if self._spool is None:
             log.error("shutting down with %d recommendations not stored: %s", self.pending, ", ".join(self._pending))
+            return
+        lines = [msgspec.json.encode(_spooled(item)) + b"\n" for item in self._pending.values()]
+        # One file per process (several workers share the folder), written beside and renamed into place, so a
+        # crash mid-write leaves no half file that looks complete.
+        name = f"pending-{os.getpid()}-{uuid.uuid4().hex[:12]}.jsonl"
+        self._spool.mkdir(parents=True, exist_ok=True)
+        partial = self._spool / f".{name}.partial"
+        partial.write_bytes(b"".join(lines))
+        partial.replace(self._spool / name)
+        self._release_claimed()
+        log.warning("spooled %d recommendations not yet stored to %s for the next start", self.pending, self._spool)
+
+    def _load_spool(self) -> None:
+        if self._spool is None or not self._spool.is_dir():
+            return
+        decoder = msgspec.json.Decoder(_Spooled)
+        for path in sorted(self._spool.glob("pending-*.jsonl")):
+            claimed = path.with_name(f".claimed-{os.getpid()}-{uuid.uuid4().hex[:12]}-{path.name}")
+            try:
+                # Renaming is atomic: of several processes starting together, one takes each file.
+                path.rename(claimed)
+            except FileNotFoundError:
+                continue
+            self._claimed.append(claimed)
+            for number, line in enumerate(claimed.read_bytes().splitlines(), 1):
+                try:
+                    entry = decoder.decode(line)
+                except msgspec.DecodeError as error:
+                    log.error("spool %s line %d unreadable, skipped: %s", path, number, error)
+                    continue
+                self._pending.setdefault(entry.id, _unspooled(entry))
+        if self._pending:
+            self._waiting_since = time.monotonic()
+            PENDING_RECOMMENDATIONS.set(self.pending)
+            log.info("%d recommendations from the spool in %s wait to be stored", self.pending, self._spool)
+
+    def _release_claimed(self) -> None:
+        for path in self._claimed:
+            path.unlink(missing_ok=True)
+        self._claimed = []
 
     @staticmethod
     def _refused(item: SavedRecommendation, error: BaseException) -> None:

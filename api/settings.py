@@ -12,6 +12,7 @@ import msgspec
 from domain.estimates import ExchangeRate
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
+DEFAULT_SPOOL_DIR = "./gpu-advisor-spool"
 
 
 class SettingsError(ValueError):
@@ -73,6 +74,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Recommendations computed while the database is down wait in memory (at most this many) and are retried.
     pending_retry_s: float = 1.0
     pending_capacity: int = 10_000
+    # Where what still waits at shutdown is written, and taken up by the next start (None: nowhere, logged).
+    pending_spool_dir: str | None = None
     auto_migrate: bool = True
     log_level: str = "INFO"
     log_format: str = "json"
@@ -159,6 +162,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 number("GPU_ADVISOR_PENDING_RETRY_S", defaults.pending_retry_s), "GPU_ADVISOR_PENDING_RETRY_S"
             ),
             pending_capacity=int(number("GPU_ADVISOR_PENDING_CAPACITY", defaults.pending_capacity, int)),
+            pending_spool_dir=text("GPU_ADVISOR_PENDING_SPOOL_DIR") or DEFAULT_SPOOL_DIR,
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
             log_level=_log_level(text("GPU_ADVISOR_LOG_LEVEL") or "INFO"),
             log_format=_choice("GPU_ADVISOR_LOG_FORMAT", text("GPU_ADVISOR_LOG_FORMAT") or "json", ("json", "text")),
