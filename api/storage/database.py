@@ -38,7 +38,10 @@ _JSON = {"json_serializer": _to_json, "json_deserializer": msgspec.json.decode}
 def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> AsyncEngine:
     """An engine that fails fast when the database is unreachable instead of hanging requests."""
     if database_url.startswith("sqlite"):
-        engine = create_async_engine(database_url, connect_args={"timeout": connect_timeout_s}, **_JSON)
+        # Each aiosqlite connection is a thread of its own: keep enough open that bursts do not start new ones.
+        engine = create_async_engine(
+            database_url, pool_size=10, max_overflow=10, connect_args={"timeout": connect_timeout_s}, **_JSON
+        )
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
