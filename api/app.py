@@ -24,6 +24,7 @@ from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
 from api.query_params import check_query
 from api.rate_limit import RateLimiter, RateLimitMiddleware
+from api.read_deadline import BodyDeadline
 from api.request_body import BODY_OPT, check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
 from api.routes import catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
@@ -164,7 +165,9 @@ def create_app(settings: Settings) -> Litestar:
         },
     )
     # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
-    app.asgi_handler = RequestContext(app.asgi_handler, cors=bool(settings.cors_origins))
+    app.asgi_handler = RequestContext(
+        BodyDeadline(app.asgi_handler, settings.body_timeout_s), cors=bool(settings.cors_origins)
+    )
     return app
 
 

@@ -82,6 +82,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Workload bodies are a few hundred bytes; the bulk price import alone takes whole files.
     max_body_bytes: int = 65_536
     max_import_bytes: int = 4_194_304
+    # The request line and headers (api/server.py), and how long a client may take to send them, then the body.
+    max_header_bytes: int = 32_768
+    head_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
     # Per client (API key, else address), shared through Redis; 0 turns limiting off.
     rate_limit_per_minute: int = 600
     rate_limit_burst: int = 120
@@ -176,6 +180,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                     number("GPU_ADVISOR_MAX_IMPORT_BYTES", defaults.max_import_bytes, int),
                     "GPU_ADVISOR_MAX_IMPORT_BYTES",
                 )
+            ),
+            max_header_bytes=int(
+                _positive(
+                    number("GPU_ADVISOR_MAX_HEADER_BYTES", defaults.max_header_bytes, int),
+                    "GPU_ADVISOR_MAX_HEADER_BYTES",
+                )
+            ),
+            head_timeout_s=_positive(
+                number("GPU_ADVISOR_HEAD_TIMEOUT_S", defaults.head_timeout_s), "GPU_ADVISOR_HEAD_TIMEOUT_S"
+            ),
+            body_timeout_s=_positive(
+                number("GPU_ADVISOR_BODY_TIMEOUT_S", defaults.body_timeout_s), "GPU_ADVISOR_BODY_TIMEOUT_S"
             ),
             rate_limit_per_minute=int(number("GPU_ADVISOR_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute, int)),
             rate_limit_burst=int(
