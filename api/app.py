@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from litestar import Litestar, Router
+from litestar import Litestar, Request, Router
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
@@ -18,10 +19,13 @@ from litestar.types import Message, Scope
 from api.auth import API_KEY_HEADER
 from api.logs import configure_logging
 from api.mcp_server import build_server, http_session_manager, service_context
+from api.openapi_constraints import restore_constraints
 from api.openapi_extras import complete_openapi
 from api.problems import EXCEPTION_HANDLERS
+from api.query_params import check_query
 from api.rate_limit import RateLimiter, RateLimitMiddleware
-from api.request_body import check_body
+from api.read_deadline import BodyDeadline
+from api.request_body import BODY_OPT, check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
 from api.routes import accuracy, catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
 from api.services import Services
@@ -51,6 +55,11 @@ async def _allow_header(message: Message, scope: Scope) -> None:
     if methods:
         headers = MutableScopeHeaders.from_message(message)
         headers["Allow"] = ", ".join(methods)
+
+
+async def _check_request(request: Request[Any, Any, Any]) -> None:
+    check_query(request)
+    await check_body(request)
 
 
 def _services(state: State) -> Services:
@@ -97,7 +106,7 @@ def create_app(settings: Settings) -> Litestar:
         lifespan=[lifespan],
         exception_handlers=EXCEPTION_HANDLERS,
         before_send=[_allow_header],
-        before_request=check_body,
+        before_request=_check_request,
         # Outermost first: a 429 is counted in the metrics too.
         middleware=[
             prometheus.middleware,
@@ -147,8 +156,19 @@ def create_app(settings: Settings) -> Litestar:
         logging_config=None,
     )
     complete_openapi(app.openapi_schema)
+    restore_constraints(
+        app.openapi_schema,
+        {
+            handler.opt[BODY_OPT]
+            for handlers in app.route_handler_method_map.values()
+            for handler in handlers.values()
+            if BODY_OPT in handler.opt
+        },
+    )
     # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
-    app.asgi_handler = RequestContext(app.asgi_handler, cors=bool(settings.cors_origins))
+    app.asgi_handler = RequestContext(
+        BodyDeadline(app.asgi_handler, settings.body_timeout_s), cors=bool(settings.cors_origins)
+    )
     return app
 
 

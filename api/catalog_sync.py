@@ -10,6 +10,8 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from api.background import cancel_requested, stop_tasks
+
 log = logging.getLogger(__name__)
 
 CHANNEL = "gpu-advisor:catalog"
@@ -62,11 +64,8 @@ class CatalogSync:
             self._tasks.append(asyncio.create_task(self._listen(), name="catalog-listen"))
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_tasks(self._tasks, "catalog sync")
+        self._tasks = []
         if self._redis is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.aclose()
@@ -88,6 +87,8 @@ class CatalogSync:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # a failed poll must never end polling
+                if cancel_requested():
+                    raise asyncio.CancelledError from error
                 log.debug("catalog poll failed: %s", error)
 
     async def _listen(self) -> None:
@@ -98,14 +99,18 @@ class CatalogSync:
                 async with self._redis.pubsub() as pubsub:
                     await pubsub.subscribe(CHANNEL)
                     backoff = 0.5
-                    while True:
+                    # redis-py's get_message can swallow a cancellation and return None: ask the task itself.
+                    while not cancel_requested():
                         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                         if message and message.get("type") == "message":
                             data = message["data"]
                             await self._reload_if_changed(data.decode() if isinstance(data, bytes) else str(data))
+                raise asyncio.CancelledError
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis gone: polling covers the gap; retry with back-off
+                if cancel_requested():
+                    raise asyncio.CancelledError from error
                 log.debug("catalog subscription lost: %s", error)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 10.0)

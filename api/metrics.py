@@ -14,3 +14,7 @@ PENDING_RECOMMENDATIONS = Gauge(
     "gpu_advisor_pending_recommendations", "Recommendations computed while the database was down, waiting to be stored."
 )
 RATE_LIMITED = Counter("gpu_advisor_rate_limited_total", "Requests answered 429 by the rate limiter.")
+REFUSED_RECOMMENDATIONS = Counter(
+    "gpu_advisor_refused_recommendations_total",
+    "Recommendations the database refused as data (never retried; the client was told they were not stored).",
+)

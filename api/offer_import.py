@@ -12,6 +12,7 @@ import msgspec
 
 from api.problems import field_in_message, plain_message
 from api.schemas import FieldError, OfferWrite
+from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Catalog, Offer
 
 # The CSV header, in this order; `gpus_per_instance` and the optional columns may be left empty.
@@ -69,6 +70,8 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
     """
     # An empty CSV cell means "not given"; in JSON a null must match the schema like any other value.
     present = {k: v for k, v in values.items() if v != ""} if lax else dict(values)
+    if (field := unstorable_field(present)) is not None:
+        return _error(line, field, MESSAGE)
     try:
         written = msgspec.convert(present, OfferWrite, strict=not lax)
     except msgspec.ValidationError as error:

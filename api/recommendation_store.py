@@ -1,27 +1,36 @@
-"""Saved recommendations: written through to the database, held in memory and retried while it is down."""
+"""Saved recommendations: group-committed by one writer task, held in memory and retried while the database is down."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from api.metrics import PENDING_RECOMMENDATIONS
-from api.storage.database import DATABASE_ERRORS
-from api.storage.recommendation_repository import load_recommendation, save_recommendation
+from api.background import cancel_requested, stop_tasks
+from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
+from api.recommendation_spool import Spool, Spooled
+from api.storage.database import DATABASE_ERRORS, refused_data
+from api.storage.recommendation_repository import load_recommendation, save_recommendations
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 
 log = logging.getLogger(__name__)
 
-SaveOutcome = Literal["stored", "pending", "not_stored"]
+# "existing": that id was stored before (same request, same catalog, same day); the stored answer stands.
+SaveOutcome = Literal["stored", "existing", "pending", "not_stored"]
+StoreHealth = Literal["ok", "pending", "stalled"]
+# A queue that has not shrunk for this many retry periods is reported as stalled.
+STALL_RETRIES = 10
+# Most recommendations one transaction of the writer holds.
+MAX_BATCH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,37 +57,59 @@ def saved_recommendation(result: Recommendation, request: RecommendationRequest,
 
 
 class RecommendationStore:
-    """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order."""
+    """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order.
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, retry_s: float, capacity: int) -> None:
+    Every save waits for the commit that holds its recommendation, so "stored" still means committed; one writer
+    task commits whatever arrived meanwhile in one transaction (group commit), so concurrent requests do not queue
+    for the database's write lock one by one.
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        retry_s: float,
+        capacity: int,
+        spool: Path | None = None,
+    ) -> None:
         self._sessions = sessions
+        # What still waits at shutdown is written there and taken up again by the next start.
+        self._spool = Spool(spool) if spool is not None else None
         self._retry_s = retry_s
         self._capacity = capacity
         self._pending: OrderedDict[str, SavedRecommendation] = OrderedDict()
         self._flush_lock = asyncio.Lock()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        # Saves waiting for the writer, and the batch it is committing now.
+        self._queue: list[tuple[SavedRecommendation, asyncio.Future[SaveOutcome]]] = []
+        self._writing: list[tuple[SavedRecommendation, asyncio.Future[SaveOutcome]]] = []
+        self._wake = asyncio.Event()
+        # When the queue last had nothing waiting or last shrank; None while it is empty.
+        self._waiting_since: float | None = None
+        self._stall_s = STALL_RETRIES * retry_s
 
     @property
     def pending(self) -> int:
         return len(self._pending)
 
+    def health(self) -> StoreHealth:
+        """`pending` while the queue drains or waits briefly; `stalled` when it has not shrunk for a while."""
+        if not self._pending or self._waiting_since is None:
+            return "ok"
+        return "stalled" if time.monotonic() - self._waiting_since > self._stall_s else "pending"
+
     async def save(self, item: SavedRecommendation) -> SaveOutcome:
-        """Store now, or queue for a retry; `not_stored` only when the queue is full."""
-        if not self._pending:
-            try:
-                await self._write(item)
-                return "stored"
-            except DATABASE_ERRORS as error:
-                log.warning("could not store recommendation %s, queued for retry: %s", item.id, error)
-        if item.id in self._pending:
-            return "pending"
-        if len(self._pending) >= self._capacity:
-            # Saying so beats dropping an older one the client was already told would be stored.
-            log.error("recommendation %s not stored: %d already waiting for the database", item.id, self.pending)
-            return "not_stored"
-        self._pending[item.id] = item
-        PENDING_RECOMMENDATIONS.set(self.pending)
-        return "pending"
+        """Store now (committed when this returns "stored"), or queue for a retry; `not_stored` when that cannot be."""
+        if self._pending:
+            # The database is known to be unavailable: keep the order, do not pay a failed attempt per request.
+            return self._hold(item)
+        if not self._tasks:
+            return (await self._write_batch([item]))[0]
+        future: asyncio.Future[SaveOutcome] = asyncio.get_running_loop().create_future()
+        self._queue.append((item, future))
+        self._wake.set()
+        # A client that goes away must not cancel the commit other requests share.
+        return await asyncio.shield(future)
 
     async def load(self, recommendation_id: str) -> Any:
         """The stored document, or one still waiting; raises a database error when it cannot tell."""
@@ -89,37 +120,132 @@ class RecommendationStore:
             return await load_recommendation(session, recommendation_id)
 
     async def flush(self) -> int:
-        """Write what is waiting, oldest first, until the database fails; the number written."""
+        """Write what is waiting, oldest first, until the database is unreachable; the number written.
+
+        An item the database refuses as data is dropped (and counted): one bad item must not hold up the rest.
+        """
         written = 0
         async with self._flush_lock:
             while self._pending:
-                item = next(iter(self._pending.values()))
+                batch = list(self._pending.values())[:MAX_BATCH]
                 try:
-                    await self._write(item)
+                    await self._insert(batch)
                 except DATABASE_ERRORS as error:
-                    log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
-                    break
-                del self._pending[item.id]
-                written += 1
+                    if cancel_requested():
+                        raise asyncio.CancelledError from error
+                    if not refused_data(error):
+                        log.debug("database still unavailable, %d recommendations waiting: %s", self.pending, error)
+                        break
+                    # Find the bad ones one by one; the others go in.
+                    outcomes = [await self._write_one(item) for item in batch]
+                    if "pending" in outcomes:
+                        break
+                    written += len(batch) - outcomes.count("not_stored")
+                else:
+                    written += len(batch)
+                for item in batch:
+                    del self._pending[item.id]
+                self._waiting_since = time.monotonic() if self._pending else None
             PENDING_RECOMMENDATIONS.set(self.pending)
         if written:
             log.info("stored %d recommendations that waited for the database", written)
+        if not self._pending and self._spool is not None and self._spool.holds_claims:
+            # Everything the last run left behind is stored now.
+            self._spool.release()
         return written
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._retry_forever(), name="recommendation-store-retry")
+        """Take up what the last run spooled, then write and retry in the background."""
+        if self._spool is not None:
+            for entry in self._spool.claim():
+                self._pending.setdefault(entry.id, _unspooled(entry))
+            if self._pending:
+                self._waiting_since = time.monotonic()
+                PENDING_RECOMMENDATIONS.set(self.pending)
+                log.info("%d recommendations from the spool wait to be stored", self.pending)
+        if not self._tasks:
+            self._tasks = [
+                asyncio.create_task(self._writer(), name="recommendation-store-writer"),
+                asyncio.create_task(self._retry_forever(), name="recommendation-store-retry"),
+            ]
 
     async def close(self) -> None:
-        """Stop retrying after a last attempt; anything still waiting is named in the log."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Stop after a last attempt; what still waits goes to the spool (or is named in the log)."""
+        await stop_tasks(self._tasks, "recommendation store")
+        self._tasks = []
+        # Saves the writer had not taken (or was cancelled in) are retried like any other.
+        for item, future in [*self._writing, *self._queue]:
+            outcome = self._hold(item)
+            if not future.done():
+                future.set_result(outcome)
+        self._writing, self._queue = [], []
         await self.flush()
-        if self._pending:
+        if not self._pending:
+            return
+        if self._spool is None:
             log.error("shutting down with %d recommendations not stored: %s", self.pending, ", ".join(self._pending))
+            return
+        count = self._spool.write(_spooled(item) for item in self._pending.values())
+        log.warning("spooled %d recommendations not yet stored to %s for the next start", count, self._spool.folder)
+
+    def _hold(self, item: SavedRecommendation) -> SaveOutcome:
+        if item.id in self._pending:
+            return "pending"
+        if len(self._pending) >= self._capacity:
+            # Saying so beats dropping an older one the client was already told would be stored.
+            log.error("recommendation %s not stored: %d already waiting for the database", item.id, self.pending)
+            return "not_stored"
+        if not self._pending:
+            self._waiting_since = time.monotonic()
+        self._pending[item.id] = item
+        PENDING_RECOMMENDATIONS.set(self.pending)
+        return "pending"
+
+    async def _writer(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                self._writing, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                outcomes = await self._write_batch([item for item, _ in self._writing])
+                for (_, future), outcome in zip(self._writing, outcomes, strict=True):
+                    if not future.done():
+                        future.set_result(outcome)
+                self._writing = []
+
+    async def _write_batch(self, items: list[SavedRecommendation]) -> list[SaveOutcome]:
+        """Commit the items in one transaction; on a refusal find the bad ones, on an outage queue them all."""
+        if self._pending:
+            return [self._hold(item) for item in items]
+        try:
+            new = await self._insert(items)
+            return ["stored" if item.id in new else "existing" for item in items]
+        except DATABASE_ERRORS as error:
+            if cancel_requested():
+                raise asyncio.CancelledError from error
+            if refused_data(error) and len(items) > 1:
+                return [await self._write_one(item) for item in items]
+            if refused_data(error):
+                self._refused(items[0], error)
+                return ["not_stored"]
+            log.warning("could not store %d recommendations, queued for retry: %s", len(items), error)
+            return [self._hold(item) for item in items]
+
+    async def _write_one(self, item: SavedRecommendation) -> SaveOutcome:
+        try:
+            return "stored" if item.id in await self._insert([item]) else "existing"
+        except DATABASE_ERRORS as error:
+            if cancel_requested():
+                raise asyncio.CancelledError from error
+            if refused_data(error):
+                self._refused(item, error)
+                return "not_stored"
+            return self._hold(item)
+
+    @staticmethod
+    def _refused(item: SavedRecommendation, error: BaseException) -> None:
+        REFUSED_RECOMMENDATIONS.inc()
+        log.error("the database refused recommendation %s; not stored and not retried: %s", item.id, error)
 
     async def _retry_forever(self) -> None:
         while True:
@@ -127,13 +253,39 @@ class RecommendationStore:
             if self._pending:
                 await self.flush()
 
-    async def _write(self, item: SavedRecommendation) -> None:
+    async def _insert(self, items: list[SavedRecommendation]) -> set[str]:
+        rows = [
+            {
+                "id": item.id,
+                "catalog_version": item.catalog_version,
+                "request": item.request,
+                "response": item.response,
+                "created_at": item.created_at,
+            }
+            for item in items
+        ]
         async with self._sessions() as session, session.begin():
-            await save_recommendation(
-                session,
-                recommendation_id=item.id,
-                catalog_version=item.catalog_version,
-                request=item.request,
-                response=item.response,
-                created_at=item.created_at,
-            )
+            return await save_recommendations(session, rows)
+
+
+def _spooled(item: SavedRecommendation) -> Spooled:
+    response = item.response
+    if not isinstance(response, msgspec.Raw):
+        response = msgspec.Raw(msgspec.json.encode(response))
+    return Spooled(
+        id=item.id,
+        catalog_version=item.catalog_version,
+        request=item.request,
+        response=response,
+        created_at=item.created_at,
+    )
+
+
+def _unspooled(entry: Spooled) -> SavedRecommendation:
+    return SavedRecommendation(
+        id=entry.id,
+        catalog_version=entry.catalog_version,
+        request=entry.request,
+        response=entry.response,
+        created_at=entry.created_at,
+    )

@@ -9,6 +9,7 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 
 from api.problems import ProblemError, field_in_message, plain_message
+from api.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
 
 T = TypeVar("T")
 AnyRequest = Request[Any, Any, Any]
@@ -38,8 +39,9 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
     decoder = _DECODERS.get(target)
     if decoder is None:
         decoder = _DECODERS.setdefault(target, msgspec.json.Decoder(target))
+    body = await request.body()
     try:
-        result: T = decoder.decode(await request.body())
+        result: T = decoder.decode(body)
     except msgspec.ValidationError as error:
         message = str(error)
         field = field_in_message(message) or "body"
@@ -49,6 +51,10 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
     except msgspec.DecodeError as error:
         message = plain_message(str(error))
         raise ValidationException(detail=message, extra=[{"key": "body", "message": message}]) from None
+    if body_may_hold_unstorable(body) and (unstorable := unstorable_field(result)) is not None:
+        raise ValidationException(
+            detail=f"{unstorable} {MESSAGE}", extra=[{"key": unstorable, "message": MESSAGE, "source": "body"}]
+        )
     request.state[_DECODED] = result
     return result
 

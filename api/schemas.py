@@ -395,6 +395,9 @@ class ReadyRead(Wire):
     catalog_version: str
     catalog_source: Literal["database", "reference"]
     catalog_loaded_at: datetime
+    # Recommendations answered but not yet stored; `stalled` when that queue has stopped shrinking.
+    recommendations: Literal["ok", "pending", "stalled"] = "ok"
+    pending_recommendations: int = 0
 
 
 class ToolOperationRead(Wire):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
+from pathlib import Path
 
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -36,7 +37,10 @@ class Services:
         self.cache = cache
         self.view = view
         self.recommendations = RecommendationStore(
-            self.sessions, retry_s=settings.pending_retry_s, capacity=settings.pending_capacity
+            self.sessions,
+            retry_s=settings.pending_retry_s,
+            capacity=settings.pending_capacity,
+            spool=Path(settings.pending_spool_dir) if settings.pending_spool_dir else None,
         )
         self.rate_limiter: RateLimiter | None = None
         self._reload_lock = asyncio.Lock()

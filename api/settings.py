@@ -12,6 +12,7 @@ import msgspec
 from domain.estimates import ExchangeRate
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
+DEFAULT_SPOOL_DIR = "./gpu-advisor-spool"
 
 
 class SettingsError(ValueError):
@@ -73,6 +74,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Recommendations computed while the database is down wait in memory (at most this many) and are retried.
     pending_retry_s: float = 1.0
     pending_capacity: int = 10_000
+    # Where what still waits at shutdown is written, and taken up by the next start (None: nowhere, logged).
+    pending_spool_dir: str | None = None
     auto_migrate: bool = True
     # After SIGTERM, requests in flight get this long to finish; then their connections are closed and the process
     # exits, so a stalled client cannot hold a stopping instance (the Kubernetes grace period is set to cover it).
@@ -82,6 +85,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Workload bodies are a few hundred bytes; the bulk price import alone takes whole files.
     max_body_bytes: int = 65_536
     max_import_bytes: int = 4_194_304
+    # The request line and headers (api/server.py), and how long a client may take to send them, then the body.
+    max_header_bytes: int = 32_768
+    head_timeout_s: float = 10.0
+    body_timeout_s: float = 30.0
     # Per client (API key, else address), shared through Redis; 0 turns limiting off.
     rate_limit_per_minute: int = 600
     rate_limit_burst: int = 120
@@ -162,6 +169,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 number("GPU_ADVISOR_PENDING_RETRY_S", defaults.pending_retry_s), "GPU_ADVISOR_PENDING_RETRY_S"
             ),
             pending_capacity=int(number("GPU_ADVISOR_PENDING_CAPACITY", defaults.pending_capacity, int)),
+            pending_spool_dir=text("GPU_ADVISOR_PENDING_SPOOL_DIR") or DEFAULT_SPOOL_DIR,
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
             shutdown_drain_s=int(number("GPU_ADVISOR_SHUTDOWN_DRAIN_S", defaults.shutdown_drain_s, int)),
             log_level=_log_level(text("GPU_ADVISOR_LOG_LEVEL") or "INFO"),
@@ -176,6 +184,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                     number("GPU_ADVISOR_MAX_IMPORT_BYTES", defaults.max_import_bytes, int),
                     "GPU_ADVISOR_MAX_IMPORT_BYTES",
                 )
+            ),
+            max_header_bytes=int(
+                _positive(
+                    number("GPU_ADVISOR_MAX_HEADER_BYTES", defaults.max_header_bytes, int),
+                    "GPU_ADVISOR_MAX_HEADER_BYTES",
+                )
+            ),
+            head_timeout_s=_positive(
+                number("GPU_ADVISOR_HEAD_TIMEOUT_S", defaults.head_timeout_s), "GPU_ADVISOR_HEAD_TIMEOUT_S"
+            ),
+            body_timeout_s=_positive(
+                number("GPU_ADVISOR_BODY_TIMEOUT_S", defaults.body_timeout_s), "GPU_ADVISOR_BODY_TIMEOUT_S"
             ),
             rate_limit_per_minute=int(number("GPU_ADVISOR_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute, int)),
             rate_limit_burst=int(

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
+from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
@@ -94,6 +95,8 @@ class Tool:
 
     def decode(self, arguments: dict[str, Any] | None) -> Any:
         """Arguments as the input type; ToolError naming the field otherwise."""
+        if (field := unstorable_field(arguments or {})) is not None:
+            raise ToolError(f"Invalid {field}: {MESSAGE}")
         try:
             return msgspec.convert(arguments or {}, self.input_type, strict=True)
         except msgspec.ValidationError as error:

@@ -24,6 +24,8 @@ _READY_EXAMPLE = {
     "catalog_version": "3f2a9c0d1b7e4a55",
     "catalog_source": "database",
     "catalog_loaded_at": "2026-11-29T19:00:00Z",
+    "recommendations": "ok",
+    "pending_recommendations": 0,
 }
 
 
@@ -51,7 +53,8 @@ async def live() -> LiveRead:
         "200 when the database answers (status `ok`, or `degraded` when Redis is down or the catalog came from the "
         "shipped reference data instead of the database); 503 when the database is unreachable. Redis is only a "
         "cache: `redis` is `ok`, `degraded` (unreachable; requests are answered without it) or `local` "
-        "(no REDIS_URL: in-process cache)."
+        "(no REDIS_URL: in-process cache). `recommendations` is `pending` while answered recommendations wait to be "
+        "stored and `stalled` (503) when that queue has not shrunk for a while although the database answers."
     ),
     tags=["operations"],
     responses={
@@ -61,7 +64,10 @@ async def live() -> LiveRead:
         503: ResponseSpec(
             ReadyRead,
             generate_examples=False,
-            description="The database is unreachable; reads still answer from the in-memory catalog.",
+            description=(
+                "The database is unreachable, or recommendations wait and are not being stored; reads still answer "
+                "from the in-memory catalog."
+            ),
             examples=[Example(value=_READY_EXAMPLE | {"status": "unavailable", "database": "unavailable"})],
         ),
     },
@@ -70,10 +76,11 @@ async def ready(services: NamedDependency[Services]) -> Response[ReadyRead]:
     database_ok = await services.database_ok()
     redis = await services.cache.health()
     view = services.view
+    store = services.recommendations.health()
     status: Literal["ok", "degraded", "unavailable"]
-    if not database_ok:
+    if not database_ok or store == "stalled":
         status = "unavailable"
-    elif redis == "degraded" or view.source != "database":
+    elif redis == "degraded" or view.source != "database" or store == "pending":
         status = "degraded"
     else:
         status = "ok"
@@ -84,8 +91,10 @@ async def ready(services: NamedDependency[Services]) -> Response[ReadyRead]:
         catalog_version=view.version,
         catalog_source=view.source,
         catalog_loaded_at=view.loaded_at,
+        recommendations=store,
+        pending_recommendations=services.recommendations.pending,
     )
-    return Response(body, status_code=200 if database_ok else 503, headers={"Cache-Control": "no-store"})
+    return Response(body, status_code=200 if status != "unavailable" else 503, headers={"Cache-Control": "no-store"})
 
 
 @get(

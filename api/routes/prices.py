@@ -23,7 +23,7 @@ from api.problems import ProblemError, not_found, problem_responses
 from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
-from api.storage.database import DATABASE_ERRORS
+from api.storage.database import DATABASE_ERRORS, refused_data
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
 from domain.catalog import CatalogError, Offer
 
@@ -59,6 +59,11 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
         raise ProblemError(400, f"Nothing was changed: {problems}", type_="/problems/validation") from None
     except DATABASE_ERRORS as error:
         log.warning("offer write failed: %s", error)
+        if refused_data(error):
+            # The client's data, not an outage: a Retry-After would only make it send the same again.
+            raise ProblemError(
+                400, "The database refused these values; nothing was changed.", type_="/problems/validation"
+            ) from None
         raise ProblemError(
             503, "The database is unavailable; nothing was changed.", headers={"Retry-After": "5"}
         ) from None

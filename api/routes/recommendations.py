@@ -98,15 +98,17 @@ async def create_recommendation(
     headers = {"Location": f"/v1/recommendations/{rec_id}"}
     body = await services.cache.get(f"rec:{rec_id}")
     if body is None:
-        stored = await _find(services, rec_id)
-        if stored is not None:
-            body = _encoder.encode(stored)
-        else:
-            result = rank(view.catalog, prepared, now=now, rate=rate)
-            body = _encoder.encode(result)
-            outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
-            if outcome != "stored":
-                headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
+        # Computed first and looked up only when the id turns out to be stored already: a new id (the common
+        # case on a miss) costs one write and no read.
+        result = rank(view.catalog, prepared, now=now, rate=rate)
+        body = _encoder.encode(result)
+        outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
+        if outcome == "existing":
+            stored = await _find(services, rec_id)
+            if stored is not None:
+                body = _encoder.encode(stored)
+        elif outcome != "stored":
+            headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
         await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return Response(content=body, media_type="application/json", headers=headers)
 

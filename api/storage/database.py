@@ -6,11 +6,24 @@ from typing import Any
 
 import msgspec
 from sqlalchemy import event
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 # What a database call raises when the database is unreachable, slow or refusing: callers answer 503 or retry.
 DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
+# SQLSTATE classes of a refusal of the data itself (data exception, integrity violation): retrying cannot help.
+_REFUSED_CLASSES = ("22", "23")
+
+
+def refused_data(error: BaseException) -> bool:
+    """Whether the database refused this data (permanent), rather than being unreachable or failing for now."""
+    if isinstance(error, DataError | IntegrityError):
+        return True
+    if isinstance(error, DBAPIError):
+        code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+        return isinstance(code, str) and code[:2] in _REFUSED_CLASSES
+    # A statement error that is not the driver's: the parameters could not even be sent.
+    return isinstance(error, StatementError)
 
 
 def _to_json(value: Any) -> str:
@@ -25,7 +38,10 @@ _JSON = {"json_serializer": _to_json, "json_deserializer": msgspec.json.decode}
 def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> AsyncEngine:
     """An engine that fails fast when the database is unreachable instead of hanging requests."""
     if database_url.startswith("sqlite"):
-        engine = create_async_engine(database_url, connect_args={"timeout": connect_timeout_s}, **_JSON)
+        # Each aiosqlite connection is a thread of its own: keep enough open that bursts do not start new ones.
+        engine = create_async_engine(
+            database_url, pool_size=10, max_overflow=10, connect_args={"timeout": connect_timeout_s}, **_JSON
+        )
 
         @event.listens_for(engine.sync_engine, "connect")
         def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

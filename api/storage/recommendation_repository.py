@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert
@@ -12,32 +11,23 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.storage.tables import SavedRecommendationRow
 
 
-async def save_recommendation(
-    session: AsyncSession,
-    *,
-    recommendation_id: str,
-    catalog_version: str,
-    request: dict[str, Any],
-    response: dict[str, Any],
-    created_at: datetime,
-) -> None:
-    """Store once; an id that is already stored (same request, same catalog) is left as it is."""
-    values = {
-        "id": recommendation_id,
-        "catalog_version": catalog_version,
-        "request": request,
-        "response": response,
-        "created_at": created_at,
-    }
+async def save_recommendations(session: AsyncSession, rows: list[dict[str, Any]]) -> set[str]:
+    """Store each row once (id, catalog_version, request, response, created_at); the ids that were new.
+
+    A stored id is left as it is, so the caller can answer with what is stored instead.
+    """
+    if not rows:
+        return set()
     dialect = session.bind.dialect.name if session.bind else ""
     statement: Any
     if dialect == "postgresql":
-        statement = postgresql.insert(SavedRecommendationRow).values(values).on_conflict_do_nothing()
+        statement = postgresql.insert(SavedRecommendationRow).on_conflict_do_nothing()
     elif dialect == "sqlite":
-        statement = sqlite.insert(SavedRecommendationRow).values(values).on_conflict_do_nothing()
+        statement = sqlite.insert(SavedRecommendationRow).on_conflict_do_nothing()
     else:
-        statement = insert(SavedRecommendationRow).values(values)
-    await session.execute(statement)
+        statement = insert(SavedRecommendationRow)
+    result = await session.execute(statement.returning(SavedRecommendationRow.id), rows)
+    return set(result.scalars().all())
 
 
 async def load_recommendation(session: AsyncSession, recommendation_id: str) -> dict[str, Any] | None:

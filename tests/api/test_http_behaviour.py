@@ -37,6 +37,27 @@ async def test_cached_body_equals_fresh_body(client: Client) -> None:
 @pytest.mark.parametrize(
     ("url", "field"),
     [
+        ("/v1/gpus?vendor=amd&vendor=nvidia", "vendor"),
+        ("/v1/gpus?vendor=nvidia&vendor=amd", "vendor"),
+        ("/v1/offers?limit=3&gpu=h100-sxm&limit=4", "limit"),
+        ("/v1/gpus/compare?ids=h100-sxm,h200&ids=mi300x,h200", "ids"),
+        ("/v1/gpus/compare?ids=h100-sxm,h200&lang=en&lang=zh", "lang"),
+    ],
+)
+async def test_a_repeated_single_value_parameter_is_a_400_not_a_cached_guess(
+    client: Client, url: str, field: str
+) -> None:
+    # The cache key sorted repeated values while the handler read one of them: two orders shared one answer.
+    amd_only = (await client.get("/v1/gpus?vendor=amd")).json()
+    response = await client.get(url)
+    assert response.status_code == 400, response.text
+    assert [error["field"] for error in response.json()["errors"]] == [field]
+    assert (await client.get("/v1/gpus?vendor=amd")).json() == amd_only
+
+
+@pytest.mark.parametrize(
+    ("url", "field"),
+    [
         ("/v1/gpus?min_memory_gb=-1", "min_memory_gb"),
         ("/v1/gpus?min_memory_gb=nan", "min_memory_gb"),
         ("/v1/gpus?min_memory_gb=1e308", "min_memory_gb"),

@@ -15,8 +15,11 @@ from api import examples
 from api.app import create_app
 from api.catalog_view import CatalogView, offer_read
 from api.example_responses import EXAMPLE_TIME
+from api.schemas import OfferWrite
 from api.settings import Settings
 from domain.catalog import Catalog
+from domain.ranking import EstimateRequest, RecommendationRequest
+from domain.tco import TcoRequest
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
 
@@ -84,3 +87,48 @@ def test_app_construction_does_no_io(tmp_path: Path) -> None:
     database = tmp_path / "never-created.db"
     app = create_app(Settings(database_url=f"sqlite+aiosqlite:///{database}", redis_url="redis://127.0.0.1:1/0"))
     assert isinstance(app, Litestar) and not database.exists()
+
+
+_CONSTRAINTS = (
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "enum",
+)
+
+
+def _normal(key: str, value: Any) -> str:
+    if key == "enum":
+        return json.dumps(sorted((v for v in value if v is not None), key=str))
+    return json.dumps(float(value) if isinstance(value, int | float) else value)
+
+
+def _constraints(node: dict[str, Any], prefix: str = "") -> set[tuple[str, str]]:
+    """Every constraint a schema node states, by where it applies (the property itself or its items)."""
+    if "const" in node:
+        node = node | {"enum": [node["const"]]}
+    found = {(prefix + key, _normal(key, node[key])) for key in _CONSTRAINTS if key in node}
+    for branch in node.get("anyOf", []) + node.get("oneOf", []):
+        found |= _constraints(branch, prefix)
+    if isinstance(node.get("items"), dict):
+        found |= _constraints(node["items"], prefix + "items.")
+    return found
+
+
+def test_published_request_schemas_state_every_constraint_the_decoder_enforces() -> None:
+    # Compared with msgspec's own schema (what decoding enforces), not with the generator that wrote the document.
+    committed = json.loads(COMMITTED.read_text(encoding="utf-8"))["components"]["schemas"]
+    _, definitions = msgspec.json.schema_components([RecommendationRequest, EstimateRequest, TcoRequest, OfferWrite])
+    missing = []
+    for name, definition in definitions.items():
+        for field, schema in definition.get("properties", {}).items():
+            published = committed[name]["properties"][field]
+            lost = _constraints(schema) - _constraints(published)
+            missing += [f"{name}.{field}: {where}={value}" for where, value in sorted(lost)]
+    assert missing == []
