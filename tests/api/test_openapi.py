@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from domain.ranking import EstimateRequest, RecommendationRequest
 from litestar import Litestar
 
 from api import examples
@@ -18,7 +19,6 @@ from api.example_responses import EXAMPLE_TIME
 from api.schemas import OfferWrite
 from api.settings import Settings
 from domain.catalog import Catalog
-from domain.ranking import EstimateRequest, RecommendationRequest
 from domain.tco import TcoRequest
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
