@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from domain.ranking import EstimateRequest, RecommendationRequest
+from domain.planning import EstimateRequest, RecommendationRequest
 from litestar import Litestar
 
 from api import examples
