@@ -26,12 +26,12 @@ GPU: dict[str, Any] = {
     "notes": "Dense BF16/FP16 is 989 TFLOPS; the often-quoted 1,979 is the sparse figure. No FP4/MXFP4 support.",
     "lowest_price": {
         "on_demand": {
-            "offer_id": "runpod-h100-sxm-community",
+            "offer_id": "runpod-h100-sxm-on-demand",
             "provider": "runpod",
-            "usd_per_gpu_hour": 1.8,
+            "usd_per_gpu_hour": 2.69,
             "gpus_per_instance": 1,
-            "as_of": "2026-05-01",
-            "source": "spheron.network 2026-05; deploybase 2026-03",
+            "as_of": "2026-05-22",
+            "source": "spheron.network 2026-05-22; deploybase 2026-03",
         },
         "reserved_1y": {
             "offer_id": "lambda-h100-sxm-reserved-1y",
@@ -39,7 +39,7 @@ GPU: dict[str, Any] = {
             "usd_per_gpu_hour": 1.85,
             "gpus_per_instance": 1,
             "as_of": "2026-05-01",
-            "source": "cliffcenter 2026-05; techplained 2026-04",
+            "source": "cliffcenter 2026-05",
         },
         "reserved_3y": None,
         "spot": None,

@@ -13,7 +13,7 @@ def test_counts(reference: Catalog) -> None:
     assert len(reference.gpus) >= 35
     assert len(reference.systems) >= 5
     assert len(reference.providers) >= 8
-    assert len(reference.offers) >= 40
+    assert len(reference.offers) >= 35
     assert sum(isinstance(m, LlmModel) for m in reference.models) >= 18
     assert sum(isinstance(m, DiffusionModel) for m in reference.models) >= 3
 
@@ -109,22 +109,16 @@ def test_low_confidence_skus_say_so(reference: Catalog) -> None:
         assert gpu is not None and gpu.confidence == "low", gpu_id
 
 
-def test_digitalocean_list_of_seed_001(reference: Catalog) -> None:
-    prices = {
-        "mi300x": 1.99, "h200": 3.44, "h100-sxm": 3.39, "rtx-6000-ada": 1.57, "rtx-4000-ada": 0.76, "l40s": 1.57,
-        "quadro-p4000": 0.51, "quadro-p5000": 0.78, "quadro-p6000": 1.10, "quadro-rtx-4000": 0.56,
-        "quadro-rtx-5000": 0.82, "rtx-a4000": 0.76, "rtx-a5000": 1.38, "rtx-a6000": 1.89, "v100-16gb": 2.30,
-        "v100-32gb": 2.30, "a100-sxm-40gb": 3.09, "a100-sxm-80gb": 3.18,
-    }  # fmt: skip
+def test_digitalocean_rows_are_the_ones_its_page_lists(reference: Catalog) -> None:
+    prices = {"mi300x": 1.99, "h100-sxm": 3.39, "rtx-6000-ada": 1.89, "rtx-4000-ada": 0.76, "l40s": 1.57}
     offers = {
         o.gpu: o
         for o in reference.offers
         if o.provider == "digitalocean" and o.pricing == "on_demand" and o.gpus_per_instance == 1
     }
-    assert {gpu: offers[gpu].usd_per_gpu_hour for gpu in prices} == prices
-    assert all(o.vcpus and o.ram_gb and o.as_of == date(2026, 5, 28) for o in offers.values())
-    mi325x = next(o for o in reference.offers if o.provider == "digitalocean" and o.gpu == "mi325x")
-    assert (mi325x.pricing, mi325x.usd_per_gpu_hour) == ("reserved_1y", 1.69)
+    assert {gpu: o.usd_per_gpu_hour for gpu, o in offers.items()} == prices
+    assert all(o.vcpus and o.ram_gb for o in offers.values())
+    assert not any(o.provider == "digitalocean" and o.gpu == "mi325x" for o in reference.offers)  # contact sales
 
 
 def test_every_price_is_dated_and_sourced(reference: Catalog) -> None:
