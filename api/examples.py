@@ -86,11 +86,9 @@ PROVIDER: dict[str, Any] = {
     "name": "DigitalOcean",
     "kind": "gpu_cloud",
     "url": "https://www.digitalocean.com",
-    "offer_count": 21,
-    "sources": ["docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28"],
-    "notes": "GPU Droplets. The catalogue includes Paperspace-line workstation cards (Quadro P/RTX, RTX "
-    "A-series). MI325X is sold only as a 12-month reservation. Seed 001 states DigitalOcean plans "
-    "NVIDIA B300 servers in early 2026.",
+    "offer_count": 7,
+    "sources": ["docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"],
+    "notes": "GPU Droplets. MI325X, MI350X and B300 are sold per contract after contacting sales (no public price).",
 }
 
 OFFER: dict[str, Any] = {
@@ -108,7 +106,7 @@ OFFER: dict[str, Any] = {
     "region": None,
     "as_of": "2026-05-28",
     "age_days": 185,
-    "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+    "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
     "notes": "Source says H100 (80 GB); RAM 250 GB as given. The 8x node is cheaper per GPU: 23.92/h = 2.99/GPU "
     "(offer digitalocean-h100-sxm-on-demand-x8).",
 }
@@ -243,7 +241,7 @@ OFFER_HISTORY: dict[str, Any] = {
             "previous_usd_per_gpu_hour": None,
             "pricing": "on_demand",
             "as_of": "2026-05-28",
-            "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+            "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
             "recorded_at": "2026-11-29T19:00:00Z",
         },
     ],

@@ -72,7 +72,8 @@ class Gpu(Record, kw_only=True, frozen=True):
     confidence: Confidence = "datasheet"
     market: Literal["global", "china"] = "global"
     # GeForce cards and the L40 run FP16/BF16 (and FP8) with FP32 accumulation at half the FP16-accumulate rate;
-    # the stored figures are the FP32-accumulate ones, so the sparse-figure check must allow the wider ratios.
+    # the stored figures are the FP32-accumulate ones (FP4 has a single rate), so the sparse-figure check must allow
+    # the wider ratios.
     half_rate_fp32_accumulate: bool = False
     notes: str = ""
 
@@ -102,7 +103,7 @@ class SystemPrice(Record, kw_only=True, frozen=True):
 
 
 class System(Record, kw_only=True, frozen=True):
-    """An 8-accelerator server."""
+    """A multi-accelerator server or rack (8 GPUs, or one 72-GPU NVLink domain for NVL72 racks)."""
 
     id: Slug
     name: Text
@@ -271,7 +272,7 @@ def _sparse_problems(gpu: Gpu) -> list[str]:
         )
         if value is None or reference is None:
             continue
-        allowed = limit * 2 if gpu.half_rate_fp32_accumulate and base == "bf16" else limit
+        allowed = limit * 2 if gpu.half_rate_fp32_accumulate and base in ("bf16", "fp8") else limit
         if value > allowed * reference:
             problems.append(
                 f"gpu {gpu.id!r}: {name.upper()} {value:g} is {value / reference:.1f}x {base.upper()} "

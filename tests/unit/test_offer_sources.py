@@ -6,8 +6,8 @@ import pytest
 
 from domain.catalog import Catalog
 
-DO_2026 = "docs.digitalocean.com/products/droplets/details/pricing (GPU Droplet Pricing table, validated 2026-05-28)"
-DO_2025 = "docs.digitalocean.com/products/droplets/details/pricing (GPU Droplet Pricing table, validated 2025-04-22)"
+DO_2026 = "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"
+DO_2025 = "docs.digitalocean.com/products/droplets/details/pricing (validated 2025-04-22)"
 RUNPOD = "spheron.network 2026-05-22; deploybase 2026-03"
 LAMBDA = "techbytes.app 2026-05-07; opslyft 2026-05-18"
 AWS = "usage.ai 2026-06; codesota 2026-04"

@@ -34,6 +34,15 @@ def test_counts(reference: Catalog) -> None:
         ("b200", "fp4", 9000),
         ("gaudi3", "bf16", 1835),
         ("rtx-a6000", "bf16", 154.8),
+        ("rtx-5090", "fp4", 1676),
+        ("gaudi3", "fp16", 459),
+        ("gaudi3", "tf32", 459),
+        ("gaudi3-pcie", "fp16", 459),
+        ("gb200", "fp32", 80),
+        ("gb300", "fp4", 15000),
+        ("gb300", "bf16", 2500),
+        ("mi350x", "bf16", 2300),
+        ("rtx-pro-6000-blackwell-server", "fp4", 2000),
     ],
 )
 def test_dense_tensor_figures(reference: Catalog, gpu_id: str, field: str, expected: float) -> None:
@@ -67,7 +76,18 @@ def test_no_fp8_where_the_hardware_has_none(reference: Catalog) -> None:
     assert h100 is not None and not h100.supports_fp4  # seed 002 wrongly credits H100 with MXFP4
 
 
-@pytest.mark.parametrize(("system_id", "memory"), [("dgx-h100", 640), ("dgx-h200", 1128), ("mi300x-platform", 1536)])
+@pytest.mark.parametrize(
+    ("system_id", "memory"),
+    [
+        ("dgx-h100", 640),
+        ("dgx-h200", 1128),
+        ("mi300x-platform", 1536),
+        ("dgx-b300", 2304),
+        ("gb200-nvl72", 13392),
+        ("gb300-nvl72", 20088),
+        ("mi355x-platform", 2304),
+    ],
+)
 def test_system_memory(reference: Catalog, system_id: str, memory: float) -> None:
     system = reference.system(system_id)
     assert system is not None and system.total_memory_gb == memory
@@ -150,3 +170,21 @@ def test_llama_2_70b_uses_gqa(reference: Catalog) -> None:
     model = reference.model("llama-2-70b")
     assert isinstance(model, LlmModel)
     assert (model.attention, model.kv_heads, model.head_dim, model.layers) == ("gqa", 8, 128, 80)
+
+
+def test_dgx_b200_price_is_the_whole_system(reference: Catalog) -> None:
+    system = reference.system("dgx-b200")
+    assert system is not None and system.price is not None
+    assert system.price.usd == 515_000 and "515K" in system.price.source
+
+
+def test_ascend_910b_says_which_figures_are_unverified(reference: Catalog) -> None:
+    gpu = reference.gpu("ascend-910b")
+    assert gpu is not None and gpu.confidence == "low" and gpu.tdp_w == 310
+    assert any("no page that could be checked" in source for source in gpu.sources)
+
+
+def test_rack_scale_systems_are_one_nvlink_domain(reference: Catalog) -> None:
+    for system_id in ("gb200-nvl72", "gb300-nvl72"):
+        system = reference.system(system_id)
+        assert system is not None and system.gpu_count == 72 and "72-GPU NVLink domain" in system.fabric
