@@ -129,6 +129,7 @@ LLM: dict[str, Any] = {
     "attention": "mla",
     "sliding_window": None,
     "sliding_window_layers": None,
+    "linear_attention_layers": 0,
     "moe": {
         "routed_experts": 256,
         "experts_per_token": 8,
@@ -144,14 +145,15 @@ LLM: dict[str, Any] = {
         "q_lora_rank": 1536,
     },
     "native_precision": "fp8",
-    "checkpoint_gb": 688.6,
+    "checkpoint_gb": 685.0,
     "aliases": ["DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "R1", "DeepSeek R1 671B"],
     "sources": [
         "deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json",
-        "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (FP8 checkpoint 688.6 GB)",
+        "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (685B parameters stored, 671B main model + 14B MTP module, FP8)",
     ],
     "notes": "params_b 671 excludes the 14B multi-token-prediction (MTP) module shipped in the checkpoint. "
-    "Released checkpoint is FP8 (688.6 GB). First 3 layers dense (intermediate 18432); the rest MoE "
+    "Released checkpoint is FP8: 685B stored parameters at one byte each, about 685 GB (block scales add well "
+    "under 1%). First 3 layers dense (intermediate 18432); the rest MoE "
     "with 256 routed experts (top 8, size 2048) plus 1 shared expert. MLA: head_dim 192 = 128 nope + "
     "64 rope for q/k, v 128; the KV cache holds kv_lora_rank + qk_rope_head_dim = 576 elements per "
     "token and layer.",

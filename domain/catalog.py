@@ -193,7 +193,10 @@ class LlmModel(Record, kw_only=True, frozen=True, tag="llm", tag_field="kind"):
     max_context: PositiveInt
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: PositiveInt | None = None
-    sliding_window_layers: Literal["all", "alternate"] | None = None
+    # Which layers are windowed: every one, every other one, or five in six (Gemma 3: one global layer in six).
+    sliding_window_layers: Literal["all", "alternate", "five_of_six"] | None = None
+    # Layers with linear attention (Qwen3-Next's Gated DeltaNet) keep a fixed-size state instead of a KV cache.
+    linear_attention_layers: NonNegativeInt = 0
     moe: MoE | None = None
     mla: Mla | None = None
     native_precision: Literal["fp32", "bf16", "fp16", "fp8", "mxfp4"] = "bf16"
@@ -469,6 +472,8 @@ def _model_problems(model: ModelSpec) -> list[str]:
         problems.append(f"model {model.id!r}: experts_per_token must be fewer than routed_experts")
     if model.moe is not None and model.active_params_b is None:
         problems.append(f"model {model.id!r}: a mixture-of-experts model needs active_params_b")
+    if model.linear_attention_layers >= model.layers:
+        problems.append(f"model {model.id!r}: linear_attention_layers must leave at least one attention layer")
     if model.active_params_b is not None and model.active_params_b > model.params_b:
         problems.append(f"model {model.id!r}: active_params_b exceeds params_b")
     return problems
