@@ -23,7 +23,7 @@ from api.problems import EXCEPTION_HANDLERS
 from api.rate_limit import RateLimiter, RateLimitMiddleware
 from api.request_body import check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
-from api.routes import catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
+from api.routes import catalog, estimates, health, mcp, models_admin, prices, recommendations, tco, tools, ui
 from api.services import Services
 from api.settings import Settings
 
@@ -82,6 +82,7 @@ def create_app(settings: Settings) -> Litestar:
         route_handlers=[
             *catalog.ROUTES,
             *prices.WRITES,
+            *models_admin.HANDLERS,
             # Only the bulk import reads whole files; every other body is held to max_body_bytes.
             Router("/", route_handlers=prices.IMPORTS, request_max_body_size=settings.max_import_bytes),
             *estimates.ROUTES,
