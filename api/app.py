@@ -27,7 +27,19 @@ from api.rate_limit import RateLimiter, RateLimitMiddleware
 from api.read_deadline import BodyDeadline
 from api.request_body import BODY_OPT, check_body
 from api.request_context import REQUEST_ID_HEADER, RequestContext
-from api.routes import accuracy, catalog, estimates, health, mcp, prices, recommendations, tco, tools, ui
+from api.routes import (
+    accuracy,
+    catalog,
+    estimates,
+    health,
+    mcp,
+    models_admin,
+    prices,
+    recommendations,
+    tco,
+    tools,
+    ui,
+)
 from api.services import Services
 from api.settings import Settings
 
@@ -92,6 +104,7 @@ def create_app(settings: Settings) -> Litestar:
             *catalog.ROUTES,
             *accuracy.ROUTES,
             *prices.WRITES,
+            *models_admin.HANDLERS,
             # Only the bulk import reads whole files; every other body is held to max_body_bytes.
             Router("/", route_handlers=prices.IMPORTS, request_max_body_size=settings.max_import_bytes),
             *estimates.ROUTES,

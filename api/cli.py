@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 import click
 
+from api.cli_models import models
 from api.cli_tables import console, show
 from api.settings import Settings, SettingsError
 from domain.catalog import Catalog, Ecosystem, Pricing, Vendor
@@ -799,6 +800,8 @@ def mcp_command() -> None:
     configure_logging(settings.log_level, settings.log_format)
     asyncio.run(serve_stdio(settings, API_VERSION))
 
+
+main.add_command(models)
 
 if __name__ == "__main__":
     main()

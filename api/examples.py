@@ -26,12 +26,12 @@ GPU: dict[str, Any] = {
     "notes": "Dense BF16/FP16 is 989 TFLOPS; the often-quoted 1,979 is the sparse figure. No FP4/MXFP4 support.",
     "lowest_price": {
         "on_demand": {
-            "offer_id": "runpod-h100-sxm-community",
+            "offer_id": "runpod-h100-sxm-on-demand",
             "provider": "runpod",
-            "usd_per_gpu_hour": 1.8,
+            "usd_per_gpu_hour": 2.69,
             "gpus_per_instance": 1,
-            "as_of": "2026-05-01",
-            "source": "spheron.network 2026-05; deploybase 2026-03",
+            "as_of": "2026-05-22",
+            "source": "spheron.network 2026-05-22; deploybase 2026-03",
         },
         "reserved_1y": {
             "offer_id": "lambda-h100-sxm-reserved-1y",
@@ -39,7 +39,7 @@ GPU: dict[str, Any] = {
             "usd_per_gpu_hour": 1.85,
             "gpus_per_instance": 1,
             "as_of": "2026-05-01",
-            "source": "cliffcenter 2026-05; techplained 2026-04",
+            "source": "cliffcenter 2026-05",
         },
         "reserved_3y": None,
         "spot": None,
@@ -86,11 +86,9 @@ PROVIDER: dict[str, Any] = {
     "name": "DigitalOcean",
     "kind": "gpu_cloud",
     "url": "https://www.digitalocean.com",
-    "offer_count": 21,
-    "sources": ["docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28"],
-    "notes": "GPU Droplets. The catalogue includes Paperspace-line workstation cards (Quadro P/RTX, RTX "
-    "A-series). MI325X is sold only as a 12-month reservation. Seed 001 states DigitalOcean plans "
-    "NVIDIA B300 servers in early 2026.",
+    "offer_count": 7,
+    "sources": ["docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"],
+    "notes": "GPU Droplets. MI325X, MI350X and B300 are sold per contract after contacting sales (no public price).",
 }
 
 OFFER: dict[str, Any] = {
@@ -108,7 +106,7 @@ OFFER: dict[str, Any] = {
     "region": None,
     "as_of": "2026-05-28",
     "age_days": 185,
-    "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+    "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
     "notes": "Source says H100 (80 GB); RAM 250 GB as given. The 8x node is cheaper per GPU: 23.92/h = 2.99/GPU "
     "(offer digitalocean-h100-sxm-on-demand-x8).",
 }
@@ -131,6 +129,7 @@ LLM: dict[str, Any] = {
     "attention": "mla",
     "sliding_window": None,
     "sliding_window_layers": None,
+    "linear_attention_layers": 0,
     "moe": {
         "routed_experts": 256,
         "experts_per_token": 8,
@@ -146,14 +145,15 @@ LLM: dict[str, Any] = {
         "q_lora_rank": 1536,
     },
     "native_precision": "fp8",
-    "checkpoint_gb": 688.6,
+    "checkpoint_gb": 685.0,
     "aliases": ["DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "R1", "DeepSeek R1 671B"],
     "sources": [
         "deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json",
-        "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (FP8 checkpoint 688.6 GB)",
+        "deepseek-ai/DeepSeek-V3 README_WEIGHTS.md (685B parameters stored, 671B main model + 14B MTP module, FP8)",
     ],
     "notes": "params_b 671 excludes the 14B multi-token-prediction (MTP) module shipped in the checkpoint. "
-    "Released checkpoint is FP8 (688.6 GB). First 3 layers dense (intermediate 18432); the rest MoE "
+    "Released checkpoint is FP8: 685B stored parameters at one byte each, about 685 GB (block scales add well "
+    "under 1%). First 3 layers dense (intermediate 18432); the rest MoE "
     "with 256 routed experts (top 8, size 2048) plus 1 shared expert. MLA: head_dim 192 = 128 nope + "
     "64 rope for q/k, v 128; the KV cache holds kv_lora_rank + qk_rope_head_dim = 576 elements per "
     "token and layer.",
@@ -243,7 +243,7 @@ OFFER_HISTORY: dict[str, Any] = {
             "previous_usd_per_gpu_hour": None,
             "pricing": "on_demand",
             "as_of": "2026-05-28",
-            "source": "docs.digitalocean.com GPU Droplet pricing (seed 001), validated 2026-05-28",
+            "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
             "recorded_at": "2026-11-29T19:00:00Z",
         },
     ],

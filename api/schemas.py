@@ -332,7 +332,8 @@ class LlmModelRead(Wire, tag="llm", tag_field="kind"):
     max_context: int
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: int | None
-    sliding_window_layers: Literal["all", "alternate"] | None
+    sliding_window_layers: Literal["all", "alternate", "five_of_six"] | None
+    linear_attention_layers: int
     moe: MoERead | None
     mla: MlaRead | None
     native_precision: Literal["fp32", "bf16", "fp16", "fp8", "mxfp4"]

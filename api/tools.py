@@ -11,7 +11,8 @@ import msgspec
 
 from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
 from api.storable_text import MESSAGE, unstorable_field
-from domain.catalog import Pricing
+from api.tool_fields import describe_fields
+from domain.catalog import DiffusionModel, LlmModel, Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
@@ -58,6 +59,31 @@ class PriceQuery(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     lang: Annotated[Lang | None, msgspec.Meta(description="Answer language: en or zh. Default en.")] = None
 
 
+class ModelQuery(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Which catalog models to list."""
+
+    kind: Annotated[
+        Literal["llm", "diffusion"] | None,
+        msgspec.Meta(description="Only language models (llm) or image diffusion pipelines (diffusion)."),
+    ] = None
+    family: (
+        Annotated[str, msgspec.Meta(min_length=1, max_length=64, description="Only this family, e.g. 'qwen', 'llama'.")]
+        | None
+    ) = None
+    lang: Annotated[Lang | None, msgspec.Meta(description="Answer language: en or zh. Default en.")] = None
+
+
+class ModelEntry(msgspec.Struct, kw_only=True):
+    """One model as list_models shows it."""
+
+    id: str
+    name: str
+    kind: Literal["llm", "diffusion"]
+    family: str
+    params_b: float
+    active_params_b: float | None
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """What a tool call may use: the catalog snapshot, the exchange rate, the time, and where to keep results."""
@@ -91,7 +117,7 @@ class Tool:
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, self-contained (no $ref), as function-calling APIs want it."""
-        return _inline(msgspec.json.schema(self.input_type))
+        return describe_fields(_inline(msgspec.json.schema(self.input_type)))
 
     def decode(self, arguments: dict[str, Any] | None) -> Any:
         """Arguments as the input type; ToolError naming the field otherwise."""
@@ -160,6 +186,36 @@ async def _prices(context: ToolContext, query: PriceQuery) -> ToolAnswer:
     )
     cheapest = next((offer for offer in catalog.offers if found.items and offer.id == found.items[0].id), None)
     return ToolAnswer(offers_summary(catalog, found.total, cheapest, query.lang or "en"), _builtins(found))
+
+
+_MODELS_SUMMARY = {
+    "en": "{count} models: {ids}. Use an id as workload.model.",
+    "zh": "共 {count} 个模型：{ids}。将 id 用作 workload.model。",
+}
+
+
+async def _models(context: ToolContext, query: ModelQuery) -> ToolAnswer:
+    entries = [
+        ModelEntry(
+            id=model.id,
+            name=model.name,
+            kind="llm" if isinstance(model, LlmModel) else "diffusion",
+            family=model.family,
+            params_b=model.params_b if isinstance(model, LlmModel) else _pipeline_params_b(model),
+            active_params_b=model.active_params_b if isinstance(model, LlmModel) else None,
+        )
+        for model in context.view.catalog.models
+        if (query.kind is None or isinstance(model, LlmModel) == (query.kind == "llm"))
+        and (query.family is None or model.family == query.family.lower())
+    ]
+    lang = query.lang or "en"
+    summary = _MODELS_SUMMARY[lang].format(count=len(entries), ids=", ".join(entry.id for entry in entries) or "-")
+    return ToolAnswer(summary, {"items": _builtins(entries), "total": len(entries)})
+
+
+def _pipeline_params_b(model: DiffusionModel) -> float:
+    """A diffusion pipeline's parameters: denoiser, text encoders and VAE."""
+    return round(model.denoiser.params_b + sum(e.params_b for e in model.text_encoders) + model.vae_params_b, 3)
 
 
 async def _rent_or_buy(context: ToolContext, request: TcoRequest) -> ToolAnswer:
@@ -243,6 +299,19 @@ TOOLS: tuple[Tool, ...] = (
         method="POST",
         path="/v1/tco",
         run=_rent_or_buy,
+    ),
+    Tool(
+        name="list_models",
+        title="List the models gpu-advisor can size",
+        description=(
+            "List the catalog's workload models: id, name, kind (llm or diffusion), family and parameters in "
+            "billions (total, and active per token for mixture-of-experts models). Call it to find the id to pass "
+            "as workload.model (e.g. 'which Qwen models do you know?'), or filter by kind or family."
+        ),
+        input_type=ModelQuery,
+        method="GET",
+        path="/v1/models",
+        run=_models,
     ),
 )
 

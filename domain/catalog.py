@@ -72,7 +72,8 @@ class Gpu(Record, kw_only=True, frozen=True):
     confidence: Confidence = "datasheet"
     market: Literal["global", "china"] = "global"
     # GeForce cards and the L40 run FP16/BF16 (and FP8) with FP32 accumulation at half the FP16-accumulate rate;
-    # the stored figures are the FP32-accumulate ones, so the sparse-figure check must allow the wider ratios.
+    # the stored figures are the FP32-accumulate ones (FP4 has a single rate), so the sparse-figure check must allow
+    # the wider ratios.
     half_rate_fp32_accumulate: bool = False
     notes: str = ""
 
@@ -102,7 +103,7 @@ class SystemPrice(Record, kw_only=True, frozen=True):
 
 
 class System(Record, kw_only=True, frozen=True):
-    """An 8-accelerator server."""
+    """A multi-accelerator server or rack (8 GPUs, or one 72-GPU NVLink domain for NVL72 racks)."""
 
     id: Slug
     name: Text
@@ -192,7 +193,10 @@ class LlmModel(Record, kw_only=True, frozen=True, tag="llm", tag_field="kind"):
     max_context: PositiveInt
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: PositiveInt | None = None
-    sliding_window_layers: Literal["all", "alternate"] | None = None
+    # Which layers are windowed: every one, every other one, or five in six (Gemma 3: one global layer in six).
+    sliding_window_layers: Literal["all", "alternate", "five_of_six"] | None = None
+    # Layers with linear attention (Qwen3-Next's Gated DeltaNet) keep a fixed-size state instead of a KV cache.
+    linear_attention_layers: NonNegativeInt = 0
     moe: MoE | None = None
     mla: Mla | None = None
     native_precision: Literal["fp32", "bf16", "fp16", "fp8", "mxfp4"] = "bf16"
@@ -271,7 +275,7 @@ def _sparse_problems(gpu: Gpu) -> list[str]:
         )
         if value is None or reference is None:
             continue
-        allowed = limit * 2 if gpu.half_rate_fp32_accumulate and base == "bf16" else limit
+        allowed = limit * 2 if gpu.half_rate_fp32_accumulate and base in ("bf16", "fp8") else limit
         if value > allowed * reference:
             problems.append(
                 f"gpu {gpu.id!r}: {name.upper()} {value:g} is {value / reference:.1f}x {base.upper()} "
@@ -471,6 +475,8 @@ def _model_problems(model: ModelSpec) -> list[str]:
         problems.append(f"model {model.id!r}: experts_per_token must be fewer than routed_experts")
     if model.moe is not None and model.active_params_b is None:
         problems.append(f"model {model.id!r}: a mixture-of-experts model needs active_params_b")
+    if model.linear_attention_layers >= model.layers:
+        problems.append(f"model {model.id!r}: linear_attention_layers must leave at least one attention layer")
     if model.active_params_b is not None and model.active_params_b > model.params_b:
         problems.append(f"model {model.id!r}: active_params_b exceeds params_b")
     return problems

@@ -79,9 +79,18 @@ def kv_elements_per_token_layer(model: LlmModel, tensor_parallel: int) -> float:
     return 2.0 * math.ceil(kv_heads / tensor_parallel) * model.head_dim
 
 
+# Share of the attention layers that use the sliding window.
+_WINDOWED_SHARE = {"all": 1.0, "alternate": 0.5, "five_of_six": 5 / 6}
+
+
+def kv_cache_layers(model: LlmModel) -> int:
+    """Layers that keep a KV cache: all but the linear-attention ones."""
+    return model.layers - model.linear_attention_layers
+
+
 def kv_bytes_per_token(model: LlmModel, kv_precision: str) -> float:
     """KV cache of one token across all layers on a single GPU (the textbook per-token figure)."""
-    return model.layers * kv_elements_per_token_layer(model, 1) * KV_BYTES[kv_precision]
+    return kv_cache_layers(model) * kv_elements_per_token_layer(model, 1) * KV_BYTES[kv_precision]
 
 
 def kv_bytes_per_sequence(
@@ -89,10 +98,10 @@ def kv_bytes_per_sequence(
 ) -> float:
     """KV cache one GPU holds for one sequence of `tokens` tokens; sliding-window layers stop at the window."""
     per_token_layer = kv_elements_per_token_layer(model, tensor_parallel) * KV_BYTES[kv_precision]
-    layers = math.ceil(model.layers / pipeline)
+    layers = math.ceil(kv_cache_layers(model) / pipeline)
     if model.sliding_window is None:
         return layers * per_token_layer * tokens
-    windowed = layers if model.sliding_window_layers == "all" else layers // 2
+    windowed = math.floor(layers * _WINDOWED_SHARE[model.sliding_window_layers or "all"])
     return per_token_layer * ((layers - windowed) * tokens + windowed * min(tokens, model.sliding_window))
 
 

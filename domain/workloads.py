@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -19,6 +19,7 @@ from domain.catalog import (
     Pricing,
     Vendor,
 )
+from domain.hf_config import HfConfigError, llm_from_hf_config
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
@@ -41,17 +42,30 @@ class WorkloadSpec(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
 
 
 class CustomModel(WorkloadSpec, kw_only=True, frozen=True):
-    """A language model that is not in the catalog, described by its config.json figures."""
+    """A language model that is not in the catalog: its config.json as `hf_config`, or its figures one by one."""
 
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)] = "custom model"
-    params_b: Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Total parameters, billions.")]
+    hf_config: (
+        Annotated[
+            dict[str, Any],
+            msgspec.Meta(
+                description=(
+                    "The model's config.json pasted as an object (Llama, Llama 4, Qwen2/3, Qwen3-MoE, Mistral, "
+                    "Mixtral, DeepSeek-V2/V3, Kimi K2, GLM-4.5, gpt-oss, Gemma 3); the architecture and parameter "
+                    "count are derived from it. Give it instead of the other figures."
+                )
+            ),
+        ]
+        | None
+    ) = None
+    params_b: Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Total parameters, billions.")] | None = None
     active_params_b: (
         Annotated[float, msgspec.Meta(gt=0, le=20_000, description="Parameters active per token (MoE), billions.")]
         | None
     ) = None
-    layers: Annotated[int, msgspec.Meta(ge=1, le=1000)]
-    hidden_size: Annotated[int, msgspec.Meta(ge=64, le=131_072)]
-    attention_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)]
+    layers: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
+    hidden_size: Annotated[int, msgspec.Meta(ge=64, le=131_072)] | None = None
+    attention_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)] | None = None
     kv_heads: Annotated[int, msgspec.Meta(ge=1, le=1024)] | None = None
     head_dim: Annotated[int, msgspec.Meta(ge=8, le=1024)] | None = None
     intermediate_size: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
@@ -187,7 +201,22 @@ class Resolved:
     model: ModelSpec
 
 
+_REQUIRED_FIGURES = ("params_b", "layers", "hidden_size", "attention_heads")
+
+
 def _custom_llm(custom: CustomModel) -> LlmModel:
+    if custom.hf_config is not None:
+        given = [name for name in _REQUIRED_FIGURES if getattr(custom, name) is not None]
+        if given:
+            raise WorkloadError(f"workload.custom_model.{given[0]}", "give either hf_config or the figures, not both")
+        try:
+            return llm_from_hf_config(custom.hf_config, name=custom.name)
+        except HfConfigError as error:
+            raise WorkloadError(f"workload.custom_model.hf_config.{error.field}", error.message) from None
+    for name in _REQUIRED_FIGURES:
+        if getattr(custom, name) is None:
+            raise WorkloadError(f"workload.custom_model.{name}", f"{name} is required (or give hf_config)")
+    assert custom.params_b and custom.layers and custom.hidden_size and custom.attention_heads
     if custom.attention == "mla" and (custom.kv_lora_rank is None or custom.qk_rope_head_dim is None):
         raise WorkloadError(
             "workload.custom_model.kv_lora_rank", "attention 'mla' needs kv_lora_rank and qk_rope_head_dim"

@@ -399,10 +399,22 @@ async def list_models(
     kind: Annotated[
         Literal["llm", "diffusion"] | None, Parameter(description="Only this kind.", examples=[Example(value="llm")])
     ] = None,
+    family: Annotated[
+        str | None,
+        Parameter(
+            description="Only this family (e.g. qwen, llama, deepseek).",
+            max_length=64,
+            examples=[Example(value="qwen")],
+        ),
+    ] = None,
 ) -> Response[ModelList]:
     def build(view: CatalogView) -> ModelList:
         wanted = {"llm": LlmModelRead, "diffusion": DiffusionModelRead}.get(kind or "", object)
-        items = [model for model in view.models.values() if isinstance(model, wanted)]
+        items = [
+            model
+            for model in view.models.values()
+            if isinstance(model, wanted) and (family is None or model.family == family.lower())
+        ]
         return ModelList(items=items, total=len(items))
 
     return await cached_read(request, services, build)

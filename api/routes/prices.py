@@ -14,18 +14,20 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example, OpenAPIMediaType, Operation, Reference, RequestBody, Schema
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.params import Body, Parameter
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from api import examples
 from api.auth import SECURITY, require_api_key
 from api.catalog_view import offer_read
+from api.catalog_writes import commit_change
 from api.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
 from api.problems import ProblemError, not_found, problem_responses
 from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
-from api.storage.database import DATABASE_ERRORS, refused_data
+from api.storage.database import DATABASE_ERRORS
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
-from domain.catalog import CatalogError, Offer
+from domain.catalog import Offer
 
 log = logging.getLogger(__name__)
 
@@ -51,28 +53,11 @@ def _rejected(errors: list[FieldError]) -> ProblemError:
 
 async def _write(services: Services, upserts: list[Offer], deletes: list[str], actor: str) -> WriteReport:
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
-    try:
-        async with services.sessions() as session, session.begin():
-            report = await write_offers(session, upserts, deletes, actor=actor)
-    except CatalogError as error:
-        problems = "; ".join(error.problems)
-        raise ProblemError(400, f"Nothing was changed: {problems}", type_="/problems/validation") from None
-    except DATABASE_ERRORS as error:
-        log.warning("offer write failed: %s", error)
-        if refused_data(error):
-            # The client's data, not an outage: a Retry-After would only make it send the same again.
-            raise ProblemError(
-                400, "The database refused these values; nothing was changed.", type_="/problems/validation"
-            ) from None
-        raise ProblemError(
-            503, "The database is unavailable; nothing was changed.", headers={"Retry-After": "5"}
-        ) from None
-    if report.changed:
-        try:
-            await services.catalog_changed()
-        except Exception as error:  # committed already: the poller of every instance will catch up
-            log.warning("reload after a committed offer change failed: %s", error)
-    return report
+
+    async def work(session: AsyncSession) -> WriteReport:
+        return await write_offers(session, upserts, deletes, actor=actor)
+
+    return await commit_change(services, work, lambda report: report.changed)
 
 
 @put(

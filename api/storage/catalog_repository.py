@@ -56,12 +56,13 @@ class SeedReport:
 
     inserted: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
+    removed: dict[str, int] = field(default_factory=dict)
     kept: list[str] = field(default_factory=list)
     version: str = ""
 
     @property
     def changed(self) -> bool:
-        return any(self.inserted.values()) or any(self.updated.values())
+        return any(self.inserted.values()) or any(self.updated.values()) or any(self.removed.values())
 
 
 def record_document(record: Any) -> dict[str, Any]:
@@ -217,7 +218,19 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
         row.updated_at = now
         session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
         updated += 1
+    # An offer the reference no longer ships is removed when only the seed ever wrote it (its source could not be
+    # traced); one an administrator or a feed changed since is theirs and stays.
+    shipped = {offer.id for offer in reference.offers}
+    removed = 0
+    for offer_id, row in stored_offers.items():
+        if offer_id in shipped or last_actor.get(offer_id, actor) != actor:
+            continue
+        gone = msgspec.convert(offer_from_row(row), Offer)
+        session.add(history_row(gone, change="deleted", actor=actor, previous=row.usd_per_gpu_hour, now=now))
+        await session.delete(row)
+        removed += 1
     report.inserted["offers"], report.updated["offers"] = inserted, updated
+    report.removed["offers"] = removed
     await session.flush()
 
     catalog = await load_catalog(session)

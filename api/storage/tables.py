@@ -131,6 +131,20 @@ class OfferPriceHistoryRow(Base):
     recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
+class ModelHistoryRow(Base):
+    """One administrative change of a workload model: the record as written, who wrote it and when."""
+
+    __tablename__ = "model_history"
+    __table_args__ = (Index("ix_model_history_model_recorded", "model_id", "recorded_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    model_id: Mapped[str] = mapped_column(String(64))
+    change: Mapped[str] = mapped_column(String(16))
+    actor: Mapped[str] = mapped_column(String(64))
+    record: Mapped[dict[str, Any]]
+    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
 class CatalogMetaRow(Base):
     """The catalog version every instance compares with its in-memory snapshot."""
 

@@ -33,6 +33,7 @@ CALLS: dict[str, tuple[dict[str, Any], str]] = {
     "compare_gpus": ({"ids": ["h100-sxm", "h200", "mi300x"]}, "ratios"),
     "find_gpu_prices": ({"gpu": "H100", "pricing": "on_demand", "limit": 3}, "items"),
     "rent_or_buy": ({"gpu": "h100-sxm", "gpu_count": 8, "years": 3, "utilization": 0.6}, "buy"),
+    "list_models": ({"kind": "llm", "family": "qwen"}, "items"),
 }
 
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import msgspec
 import pytest
-from domain.planning import EstimateRequest, RecommendationRequest
 from litestar import Litestar
 
 from api import examples
@@ -19,6 +18,7 @@ from api.example_responses import EXAMPLE_TIME
 from api.schemas import OfferWrite
 from api.settings import Settings
 from domain.catalog import Catalog
+from domain.planning import EstimateRequest, RecommendationRequest
 from domain.tco import TcoRequest
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"

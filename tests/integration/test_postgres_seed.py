@@ -108,3 +108,40 @@ async def test_seeding_keeps_what_administrators_did(postgres_url: str, referenc
         assert report.updated["offers"] == 1
     finally:
         await engine.dispose()
+
+
+async def test_an_offer_dropped_from_the_reference_goes_unless_an_administrator_touched_it(
+    postgres_url: str, reference: Catalog
+) -> None:
+    await migrate_and_seed(postgres_url)
+    dropped, administered = "runpod-h200-on-demand", "runpod-b200-on-demand"
+    engine = create_engine(postgres_url)
+    sessions = create_session_factory(engine)
+    try:
+        async with sessions() as session, session.begin():
+            changed = next(o for o in reference.offers if o.id == administered)
+            await write_offers(session, [msgspec.structs.replace(changed, usd_per_gpu_hour=5.5)], [], actor="admin")
+        smaller = Catalog(
+            gpus=reference.gpus,
+            systems=reference.systems,
+            providers=reference.providers,
+            offers=[o for o in reference.offers if o.id not in (dropped, administered)],
+            models=reference.models,
+        )
+        async with sessions() as session, session.begin():
+            report = await seed_catalog(session, smaller)
+        assert report.removed["offers"] == 1 and report.changed
+        async with sessions() as session:
+            stored = await load_catalog(session)
+            assert stored is not None
+            ids = {o.id for o in stored.offers}
+            assert dropped not in ids and administered in ids
+            last = await session.scalar(
+                select(OfferPriceHistoryRow.change)
+                .where(OfferPriceHistoryRow.offer_id == dropped)
+                .order_by(OfferPriceHistoryRow.id.desc())
+                .limit(1)
+            )
+            assert last == "deleted"
+    finally:
+        await engine.dispose()

@@ -1,0 +1,45 @@
+"""One administrative catalog change: a transaction, a 400 or 503 problem when it cannot commit, then every reload."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.problems import ProblemError
+from api.services import Services
+from api.storage.database import DATABASE_ERRORS, refused_data
+from domain.catalog import CatalogError
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+
+async def commit_change(
+    services: Services, work: Callable[[AsyncSession], Awaitable[R]], changed: Callable[[R], bool]
+) -> R:
+    """Run `work` in one transaction; when it changed the catalog, every instance reloads."""
+    try:
+        async with services.sessions() as session, session.begin():
+            report = await work(session)
+    except CatalogError as error:
+        problems = "; ".join(error.problems)
+        raise ProblemError(400, f"Nothing was changed: {problems}", type_="/problems/validation") from None
+    except DATABASE_ERRORS as error:
+        log.warning("catalog write failed: %s", error)
+        if refused_data(error):
+            # The client's data, not an outage: a Retry-After would only make it send the same again.
+            raise ProblemError(
+                400, "The database refused these values; nothing was changed.", type_="/problems/validation"
+            ) from None
+        raise ProblemError(
+            503, "The database is unavailable; nothing was changed.", headers={"Retry-After": "5"}
+        ) from None
+    if changed(report):
+        try:
+            await services.catalog_changed()
+        except Exception as error:  # committed already: the poller of every instance will catch up
+            log.warning("reload after a committed catalog change failed: %s", error)
+    return report

@@ -1,0 +1,69 @@
+"""`gpu-advisor models import`: add a language model to the catalog from its config.json, with a history row."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from api.settings import Settings, SettingsError
+
+
+@click.group("models")
+def models() -> None:
+    """Administer the catalog's workload models."""
+
+
+@models.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--id", "model_id", required=True, help="Catalog id for the model (lowercase, digits, dots, hyphens).")
+@click.option("--name", help="Display name [default: the id].")
+@click.option("--alias", "aliases", multiple=True, help="Another name it may be asked for by (repeatable).")
+@click.option("--source", help="Where the config.json comes from [default: the file name].")
+def models_import(file: Path, model_id: str, name: str | None, aliases: tuple[str, ...], source: str | None) -> None:
+    """Derive a model from FILE (a config.json) and store it like PUT /v1/admin/models/{id}, in one transaction."""
+    import msgspec
+
+    from api.catalog_sync import announce
+    from api.routes.models_admin import ModelWrite, derive_model
+    from api.storage.database import create_engine, create_session_factory
+    from api.storage.model_repository import ModelWriteReport, write_model
+    from domain.catalog import CatalogError
+
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        config: Any = json.loads(file.read_text(encoding="utf-8-sig"))
+        body = msgspec.convert(
+            {"hf_config": config, "name": name, "aliases": list(aliases), "sources": [source or file.name]},
+            ModelWrite,
+        )
+        model = derive_model(model_id, body)
+    except (ValueError, msgspec.ValidationError) as error:
+        raise click.ClickException(f"{file}: {error}") from None
+
+    async def write() -> ModelWriteReport:
+        engine = create_engine(settings.database_url)
+        try:
+            async with create_session_factory(engine)() as session, session.begin():
+                report = await write_model(session, model, actor=f"import:{file.name}")
+            if report.changed:
+                await announce(settings.redis_url, report.version, settings.redis_timeout_s)
+            return report
+        finally:
+            await engine.dispose()
+
+    try:
+        report = asyncio.run(write())
+    except CatalogError as error:
+        raise click.ClickException("nothing was imported: " + "; ".join(error.problems)) from None
+    what = "created" if report.created else ("updated" if report.changed else "unchanged")
+    click.echo(
+        f"{what} {model.id}: {model.params_b:g}B parameters, {model.layers} layers; "
+        f"catalog {report.version or 'unchanged'}"
+    )

@@ -1,0 +1,57 @@
+"""Model administration: create or replace a workload model with a history row, in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.storage.catalog_repository import load_catalog, lock_catalog_writes, record_document, record_version
+from api.storage.tables import ModelHistoryRow, ModelRow
+from domain.catalog import ModelSpec
+
+
+@dataclass
+class ModelWriteReport:
+    """What writing one model did."""
+
+    created: bool
+    changed: bool
+    version: str = ""
+
+
+async def write_model(session: AsyncSession, model: ModelSpec, *, actor: str) -> ModelWriteReport:
+    """Store the model and its history row; CatalogError (roll back) when the catalog would become invalid."""
+    await lock_catalog_writes(session)
+    now = datetime.now(UTC)
+    document = record_document(model)
+    row = await session.get(ModelRow, model.id)
+    if row is not None and row.record == document:
+        return ModelWriteReport(created=False, changed=False)
+    if row is None:
+        session.add(ModelRow(id=model.id, kind=document["kind"], name=model.name, record=document, updated_at=now))
+    else:
+        row.kind, row.name, row.record, row.updated_at = document["kind"], model.name, document, now
+    change = "created" if row is None else "updated"
+    session.add(ModelHistoryRow(model_id=model.id, change=change, actor=actor, record=document, recorded_at=now))
+    await session.flush()
+    catalog = await load_catalog(session)
+    version = catalog.version if catalog else ""
+    await record_version(session, version, now)
+    return ModelWriteReport(created=row is None, changed=True, version=version)
+
+
+async def model_history(session: AsyncSession, model_id: str, limit: int) -> tuple[list[ModelHistoryRow], int]:
+    """The model's latest `limit` administrative changes, newest first, and how many there are in all."""
+    statement = (
+        select(ModelHistoryRow)
+        .where(ModelHistoryRow.model_id == model_id)
+        .order_by(ModelHistoryRow.recorded_at.desc(), ModelHistoryRow.id.desc())
+        .limit(limit)
+    )
+    total = await session.scalar(
+        select(func.count()).select_from(ModelHistoryRow).where(ModelHistoryRow.model_id == model_id)
+    )
+    return list((await session.scalars(statement)).all()), int(total or 0)
