@@ -16,7 +16,7 @@ from rich.text import Text
 from api.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import money, percent, pricing_name, target_names
+from domain.explain import assumption_name, money, percent, pricing_name, target_names
 from domain.tco import TcoRead
 
 # Headers, section titles and units; one entry per text, English first.
@@ -321,7 +321,7 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption.name, assumption.value]
+        row = [assumption_name(assumption.name, lang), assumption.value]
         if sources:
             row.append(assumption.source)
         table.add_row(*row)

@@ -274,6 +274,7 @@ const en = {
   "assumption.optimizer_states": "Optimizer states",
   "assumption.image_tflop": "Compute per image",
   "assumption.diffusion_mfu": "Diffusion compute utilization",
+  "assumption.inter_node_bandwidth": "Bandwidth between nodes",
 };
 
 const zh = {
@@ -549,6 +550,7 @@ const zh = {
   "assumption.optimizer_states": "优化器状态",
   "assumption.image_tflop": "每张图计算量",
   "assumption.diffusion_mfu": "扩散模型算力利用率",
+  "assumption.inter_node_bandwidth": "节点间带宽",
 };
 
 export const MESSAGES = { en, zh };

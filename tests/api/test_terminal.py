@@ -316,7 +316,7 @@ async def test_tco_table(cli: CliRunner, client: Client) -> None:
         assert missing["reason"] in out
     assert "break-even utilization" in out and "break-even month" in out
     assert ("rent (" if answer["cheaper"] == "rent" else "buy (") in out
-    assert "0.12 USD/kWh" in out and "electricity_usd_per_kwh" in out
+    assert "0.12 USD/kWh" in out and "electricity (USD per kWh)" in out
 
 
 async def test_tco_in_chinese(cli: CliRunner) -> None:

@@ -138,3 +138,12 @@ async def test_wide_shows_every_column(cli: CliRunner) -> None:
     assert {"source", "age (days)"} <= wide_headers and not {"source", "age (days)"} & narrow_headers
     options = await render(cli, ["recommend", "--model", "llama-3.1-70b", "--wide"])
     assert "score" in tables(options)[0][0] and max(cell_len(line) for line in options.splitlines()) > 80
+
+
+async def test_assumption_names_follow_the_language(cli: CliRunner) -> None:
+    zh = await render(cli, ["recommend", "--model", "llama-3.1-70b", "--lang", "zh"])
+    en = await render(cli, ["recommend", "--model", "llama-3.1-70b"])
+    assert "解码显存带宽利用率" in zh and "decode_mbu" not in zh
+    assert "decode memory-bandwidth" in en and "decode_mbu" not in en
+    tco = await render(cli, ["tco", "--gpu", "h100-sxm", "--lang", "zh"])
+    assert "电价" in tco and "electricity_usd_per_kwh" not in tco

@@ -133,7 +133,7 @@ def test_at_the_break_even_utilization_both_cost_the_same(reference: Catalog) ->
 def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference: Catalog) -> None:
     result = run(reference, **SEED_CASE | {"providers": None}, utilization=1.0)
     assert result.break_even_utilization is None and result.cheaper == "rent"
-    assert "stays cheaper even at full utilisation" in result.summary
+    assert "stays cheaper even at full utilization" in result.summary
 
 
 def test_reserved_rent_does_not_depend_on_utilization(reference: Catalog) -> None:
