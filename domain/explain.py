@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import TYPE_CHECKING
 
 from domain.catalog import Catalog, Offer, Pricing
@@ -272,22 +273,21 @@ _TARGETS = {
 }
 
 
-class _Figure(float):
-    """A number in a message: `{price:usd}` is money as `money` writes it; any other spec is float's own."""
+class _Sentences(string.Formatter):
+    """Message templates: `{price:usd}` is an amount in USD as `money` writes it; other specs are Python's."""
 
-    def __format__(self, spec: str) -> str:
-        if spec == "usd":
-            return money(self, "USD")
-        return float.__format__(self, spec)
+    def format_field(self, value: object, format_spec: str) -> str:
+        if format_spec == "usd" and isinstance(value, int | float):
+            return money(float(value), "USD")
+        return str(super().format_field(value, format_spec))
+
+
+_SENTENCES = _Sentences()
 
 
 def say(code: str, lang: Lang, **figures: object) -> str:
     """The sentence for a message code in a language."""
-    shown = {
-        name: _Figure(value) if isinstance(value, float) and not isinstance(value, bool) else value
-        for name, value in figures.items()
-    }
-    return MESSAGES[code][lang].format(**shown)
+    return _SENTENCES.format(MESSAGES[code][lang], **figures)
 
 
 def provider_name(catalog: Catalog | None, provider_id: str) -> str:
