@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import string
+import re
+from functools import cache
 from typing import TYPE_CHECKING
 
 from domain.catalog import Catalog, Offer, Pricing
@@ -273,21 +274,24 @@ _TARGETS = {
 }
 
 
-class _Sentences(string.Formatter):
-    """Message templates: `{price:usd}` is an amount in USD as `money` writes it; other specs are Python's."""
-
-    def format_field(self, value: object, format_spec: str) -> str:
-        if format_spec == "usd" and isinstance(value, int | float):
-            return money(float(value), "USD")
-        return str(super().format_field(value, format_spec))
+_USD_FIELD = re.compile(r"\{(\w+):usd\}")
 
 
-_SENTENCES = _Sentences()
+@cache
+def _template(code: str, lang: Lang) -> tuple[str, tuple[str, ...]]:
+    """A message as str.format takes it, and the fields written `{name:usd}`: amounts in USD as `money` writes them."""
+    text = MESSAGES[code][lang]
+    return _USD_FIELD.sub(r"{\1}", text), tuple(_USD_FIELD.findall(text))
 
 
 def say(code: str, lang: Lang, **figures: object) -> str:
     """The sentence for a message code in a language."""
-    return _SENTENCES.format(MESSAGES[code][lang], **figures)
+    text, amounts = _template(code, lang)
+    for name in amounts:
+        value = figures[name]
+        assert isinstance(value, int | float), (code, name)
+        figures[name] = money(float(value), "USD")
+    return text.format(**figures)
 
 
 def provider_name(catalog: Catalog | None, provider_id: str) -> str:
