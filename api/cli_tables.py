@@ -98,6 +98,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "specs": ("Specifications", "规格"),
     "ratios": ("Ratios to {base}", "相对 {base} 的倍数"),
     "price_ratio": ("price", "价格"),
+    "confidence_datasheet": ("datasheet", "官方规格书"),
+    "confidence_low": ("secondary sources (low)", "二手来源（低）"),
     # offers
     "provider": ("provider", "供应商"),
     "per_instance": ("GPUs / instance", "每实例卡数"),
@@ -402,23 +404,37 @@ def _on_demand(gpu: GpuRead) -> str:
     return "-" if price is None else f"{price.usd_per_gpu_hour:.2f} ({price.provider})"
 
 
+# Product names of software stacks and links, written the way their makers write them.
+_STACKS = {"cuda": "CUDA", "rocm": "ROCm", "gaudi": "Gaudi (SynapseAI)", "cann": "CANN"}
+_LINKS = {
+    "nvswitch": "NVSwitch",
+    "nvlink": "NVLink",
+    "nvlink_bridge": "NVLink bridge",
+    "infinity_fabric": "Infinity Fabric",
+    "ethernet": "Ethernet (RoCE)",
+    "hccs": "HCCS",
+    "pcie": "PCIe",
+}
+
+
 def _link(gpu: GpuRead) -> str:
     bandwidth = gpu.interconnect.bandwidth_gbps
-    return gpu.interconnect.kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
+    kind = _LINKS.get(gpu.interconnect.kind, gpu.interconnect.kind)
+    return kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
 
 
-_SPEC_ROWS: list[tuple[str, Callable[[GpuRead], str]]] = [
-    ("vendor", lambda g: f"{g.vendor} {g.architecture} ({g.launch_year})"),
-    ("memory", lambda g: f"{g.memory_gb:g} GB {g.memory_type}"),
-    ("bandwidth", lambda g: _figure(g.memory_bandwidth_gbps)),
-    ("bf16", lambda g: _figure(_half_precision(g), ",.1f")),
-    ("fp8", lambda g: _figure(g.tflops.fp8, ",.1f")),
-    ("fp4", lambda g: _figure(g.tflops.fp4, ",.1f")),
-    ("tdp", lambda g: _figure(g.tdp_w)),
-    ("link", _link),
-    ("stack", lambda g: g.ecosystem),
-    ("on_demand", _on_demand),
-    ("confidence", lambda g: g.confidence),
+_SPEC_ROWS: list[tuple[str, Callable[[GpuRead, Lang], str]]] = [
+    ("vendor", lambda g, _: f"{g.vendor} {g.architecture} ({g.launch_year})"),
+    ("memory", lambda g, _: f"{g.memory_gb:g} GB {g.memory_type}"),
+    ("bandwidth", lambda g, _: _figure(g.memory_bandwidth_gbps)),
+    ("bf16", lambda g, _: _figure(_half_precision(g), ",.1f")),
+    ("fp8", lambda g, _: _figure(g.tflops.fp8, ",.1f")),
+    ("fp4", lambda g, _: _figure(g.tflops.fp4, ",.1f")),
+    ("tdp", lambda g, _: _figure(g.tdp_w)),
+    ("link", lambda g, _: _link(g)),
+    ("stack", lambda g, _: _STACKS.get(g.ecosystem, g.ecosystem)),
+    ("on_demand", lambda g, _: _on_demand(g)),
+    ("confidence", lambda g, lang: label(f"confidence_{g.confidence}", lang)),
 ]
 
 
@@ -429,7 +445,7 @@ def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[Renderabl
         [Column("", wrap=True), *(Column(f"{gpu.name} ({gpu.id})", "right", wrap=True) for gpu in gpus)], split=True
     )
     for key, cell in _SPEC_ROWS:
-        specs.add_row(label(key, lang), *(cell(gpu) for gpu in gpus))
+        specs.add_row(label(key, lang), *(cell(gpu, lang) for gpu in gpus))
     ratios = _table(
         (label("gpu", lang), "left"),
         *((label(key, lang), "right") for key in ("memory", "bandwidth", "bf16", "fp8", "tdp", "price_ratio")),

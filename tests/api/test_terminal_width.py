@@ -147,3 +147,10 @@ async def test_assumption_names_follow_the_language(cli: CliRunner) -> None:
     assert "decode memory-bandwidth" in en and "decode_mbu" not in en
     tco = await render(cli, ["tco", "--gpu", "h100-sxm", "--lang", "zh"])
     assert "电价" in tco and "electricity_usd_per_kwh" not in tco
+
+
+async def test_comparison_cells_are_words_not_codes(cli: CliRunner) -> None:
+    zh = await render(cli, ["compare", "h100-sxm", "mi300x", "--lang", "zh"])
+    assert "官方规格书" in zh and "NVSwitch" in zh and "Infinity Fabric" in zh and "ROCm" in zh
+    for code in ("datasheet", "nvswitch", "infinity_fabric", " cuda ", " rocm "):
+        assert code not in zh, code
