@@ -17,6 +17,7 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
 
 from api.auth import API_KEY_HEADER
+from api.head_requests import HeadAsGet
 from api.logs import configure_logging
 from api.mcp_server import build_server, http_session_manager, service_context
 from api.openapi_constraints import restore_constraints
@@ -52,6 +53,7 @@ The catalog holds GPUs with dense datasheet figures (never 2:4-sparse marketing 
 dated rental offers and workload model architectures. Every record names its source; every price carries `as_of`.
 Errors are RFC 9457 `application/problem+json` documents with `errors` naming each bad field.
 Catalog reads carry an ETag and Cache-Control and answer 304 to a matching If-None-Match.
+Every GET also answers HEAD: the same status and headers, no body.
 Every response carries an X-Request-ID (yours, if you send one). Clients are rate limited (429 with Retry-After).
 """
 
@@ -63,10 +65,12 @@ async def _allow_header(message: Message, scope: Scope) -> None:
         return
     handler = scope.get("route_handler")
     method_map = scope["app"].route_handler_method_map
-    methods = sorted({m for path in getattr(handler, "paths", ()) for m in method_map.get(path, {})})
+    methods = {m for path in getattr(handler, "paths", ()) for m in method_map.get(path, {})}
+    if "GET" in methods:
+        methods.add("HEAD")  # answered by HeadAsGet
     if methods:
         headers = MutableScopeHeaders.from_message(message)
-        headers["Allow"] = ", ".join(methods)
+        headers["Allow"] = ", ".join(sorted(methods))
 
 
 async def _check_request(request: Request[Any, Any, Any]) -> None:
@@ -180,7 +184,7 @@ def create_app(settings: Settings) -> Litestar:
     )
     # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
     app.asgi_handler = RequestContext(
-        BodyDeadline(app.asgi_handler, settings.body_timeout_s), cors=bool(settings.cors_origins)
+        HeadAsGet(BodyDeadline(app.asgi_handler, settings.body_timeout_s)), cors=bool(settings.cors_origins)
     )
     return app
 

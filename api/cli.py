@@ -131,6 +131,12 @@ def _json_option(command: Callable[..., None]) -> Callable[..., None]:
     )(command)
 
 
+def _wide_option(command: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--wide", is_flag=True, help="Every column of every table, however wide (tables fit the terminal otherwise)."
+    )(command)
+
+
 def _print_json(document: Any) -> None:
     import msgspec
 
@@ -311,6 +317,7 @@ def _given(ctx: click.Context) -> list[str]:
 @click.option("--offset", type=click.IntRange(0, 100_000), default=0, show_default=True, help="Offers to skip.")
 @_lang_option
 @_json_option
+@_wide_option
 @click.pass_context
 def prices(ctx: click.Context, **values: Any) -> None:
     """List rental offers (the filters of GET /v1/offers); `prices import` and `prices export` manage them.
@@ -350,7 +357,7 @@ def prices(ctx: click.Context, **values: Any) -> None:
         return
     from api.cli_tables import offers_view
 
-    show(offers_view(page, values["lang"]))
+    show(offers_view(page, values["lang"]), wide=values["wide"])
 
 
 @prices.command("import")
@@ -620,6 +627,7 @@ def _workload(values: dict[str, Any]) -> dict[str, Any]:
 @click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True, help="Options to rank.")
 @_lang_option
 @_json_option
+@_wide_option
 def recommend(**values: Any) -> None:
     """Rank GPU options for a workload: table of options, excluded GPUs, summary and assumptions."""
     from domain.planning import RecommendationRequest
@@ -668,7 +676,7 @@ def recommend(**values: Any) -> None:
         return
     from api.cli_tables import recommendation_view
 
-    show(recommendation_view(result, values["lang"]))
+    show(recommendation_view(result, values["lang"]), wide=values["wide"])
 
 
 @main.command()
@@ -680,6 +688,7 @@ def recommend(**values: Any) -> None:
 @click.option("--currency", type=OneOf(["USD", "CNY"]), default="USD", show_default=True)
 @_lang_option
 @_json_option
+@_wide_option
 def estimate(**values: Any) -> None:
     """Estimate a workload on one explicit configuration (a configuration that cannot run it says why)."""
     from domain.planning import EstimateRequest
@@ -706,14 +715,15 @@ def estimate(**values: Any) -> None:
         return
     from api.cli_tables import estimate_view
 
-    show(estimate_view(option, values["lang"]))
+    show(estimate_view(option, values["lang"]), wide=values["wide"])
 
 
 @main.command()
 @click.argument("gpus", nargs=-1, required=True, metavar="GPU GPU [GPU...]")
 @_lang_option
 @_json_option
-def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool) -> None:
+@_wide_option
+def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool, wide: bool) -> None:
     """Compare 2 to 8 GPUs (ids or aliases) side by side, with ratios to the first one."""
     from api.catalog_view import NotInCatalog, comparison_read, find_gpus
     from api.routes.catalog import MAX_COMPARE
@@ -732,7 +742,7 @@ def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool) -> None:
         return
     from api.cli_tables import comparison_view
 
-    show(comparison_view(comparison, comparison.lang))
+    show(comparison_view(comparison, comparison.lang), wide=wide)
 
 
 @main.command()
@@ -758,6 +768,7 @@ def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool) -> None:
 @click.option("--currency", type=OneOf(["USD", "CNY"]), default="USD", show_default=True)
 @_lang_option
 @_json_option
+@_wide_option
 def tco(**values: Any) -> None:
     """Buy or rent: owning GPUs year by year against renting them per pricing model, with break-even."""
     from domain.tco import TcoRequest
@@ -785,7 +796,7 @@ def tco(**values: Any) -> None:
         return
     from api.cli_tables import tco_view
 
-    show(tco_view(answer, values["lang"]))
+    show(tco_view(answer, values["lang"]), wide=values["wide"])
 
 
 @main.command("mcp")

@@ -11,12 +11,12 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
+from api.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import money, percent, pricing_name, target_names
+from domain.explain import assumption_name, money, percent, pricing_name, target_names
 from domain.tco import TcoRead
 
 # Headers, section titles and units; one entry per text, English first.
@@ -98,6 +98,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "specs": ("Specifications", "规格"),
     "ratios": ("Ratios to {base}", "相对 {base} 的倍数"),
     "price_ratio": ("price", "价格"),
+    "confidence_datasheet": ("datasheet", "官方规格书"),
+    "confidence_low": ("secondary sources (low)", "二手来源（低）"),
     # offers
     "provider": ("provider", "供应商"),
     "per_instance": ("GPUs / instance", "每实例卡数"),
@@ -184,12 +186,15 @@ def _block(title: str, *body: RenderableType) -> Group:
     return Group(_heading(title), *body)
 
 
-def _table(*columns: tuple[str, str], wrap: Sequence[int] = ()) -> Table:
-    """A table with (header, justify) columns; only the columns listed in `wrap` may wrap."""
-    table = Table(show_lines=False)
-    for index, (header, justify) in enumerate(columns):
-        table.add_column(header, justify=justify, no_wrap=index not in wrap)  # type: ignore[arg-type]
-    return table
+def _table(
+    *columns: tuple[str, str], wrap: Sequence[int] = (), steps: Sequence[Step] = (), split: bool = False
+) -> FitTable:
+    """A table with (header, justify) columns; only the columns listed in `wrap` may wrap; `steps` make it narrower."""
+    return FitTable(
+        [Column(header, justify, index in wrap) for index, (header, justify) in enumerate(columns)],
+        steps=steps,
+        split=split,
+    )
 
 
 def shorten(text: str, width: int = 40) -> str:
@@ -257,7 +262,12 @@ def _offer(option: Option, lang: Lang) -> str:
     return text
 
 
-def options_table(options: Sequence[Option], lang: Lang) -> Table:
+# Narrower first: no score, the layout under the GPU count, the targets under the throughput, the offer under the GPU,
+# the unit cost under the hourly one.
+_OPTION_STEPS = (Step(10), Step(3, into=2), Step(9, into=5), Step(8, into=1), Step(7, into=6))
+
+
+def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
     """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
     table = _table(
         (label("rank", lang), "right"),
@@ -271,7 +281,8 @@ def options_table(options: Sequence[Option], lang: Lang) -> Table:
         (label("offer", lang), "left"),
         (label("targets", lang), "left"),
         (label("score", lang), "right"),
-        wrap=(1, 8, 9),
+        wrap=(1, 4, 5, 7, 8, 9),
+        steps=_OPTION_STEPS,
     )
     for option in options:
         parallel = option.parallelism
@@ -312,7 +323,7 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption.name, assumption.value]
+        row = [assumption_name(assumption.name, lang), assumption.value]
         if sources:
             row.append(assumption.source)
         table.add_row(*row)
@@ -393,38 +404,52 @@ def _on_demand(gpu: GpuRead) -> str:
     return "-" if price is None else f"{price.usd_per_gpu_hour:.2f} ({price.provider})"
 
 
+# Product names of software stacks and links, written the way their makers write them.
+_STACKS = {"cuda": "CUDA", "rocm": "ROCm", "gaudi": "Gaudi (SynapseAI)", "cann": "CANN"}
+_LINKS = {
+    "nvswitch": "NVSwitch",
+    "nvlink": "NVLink",
+    "nvlink_bridge": "NVLink bridge",
+    "infinity_fabric": "Infinity Fabric",
+    "ethernet": "Ethernet (RoCE)",
+    "hccs": "HCCS",
+    "pcie": "PCIe",
+}
+
+
 def _link(gpu: GpuRead) -> str:
     bandwidth = gpu.interconnect.bandwidth_gbps
-    return gpu.interconnect.kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
+    kind = _LINKS.get(gpu.interconnect.kind, gpu.interconnect.kind)
+    return kind + (f" {bandwidth:,.0f} GB/s" if bandwidth else "")
 
 
-_SPEC_ROWS: list[tuple[str, Callable[[GpuRead], str]]] = [
-    ("vendor", lambda g: f"{g.vendor} {g.architecture} ({g.launch_year})"),
-    ("memory", lambda g: f"{g.memory_gb:g} GB {g.memory_type}"),
-    ("bandwidth", lambda g: _figure(g.memory_bandwidth_gbps)),
-    ("bf16", lambda g: _figure(_half_precision(g), ",.1f")),
-    ("fp8", lambda g: _figure(g.tflops.fp8, ",.1f")),
-    ("fp4", lambda g: _figure(g.tflops.fp4, ",.1f")),
-    ("tdp", lambda g: _figure(g.tdp_w)),
-    ("link", _link),
-    ("stack", lambda g: g.ecosystem),
-    ("on_demand", _on_demand),
-    ("confidence", lambda g: g.confidence),
+_SPEC_ROWS: list[tuple[str, Callable[[GpuRead, Lang], str]]] = [
+    ("vendor", lambda g, _: f"{g.vendor} {g.architecture} ({g.launch_year})"),
+    ("memory", lambda g, _: f"{g.memory_gb:g} GB {g.memory_type}"),
+    ("bandwidth", lambda g, _: _figure(g.memory_bandwidth_gbps)),
+    ("bf16", lambda g, _: _figure(_half_precision(g), ",.1f")),
+    ("fp8", lambda g, _: _figure(g.tflops.fp8, ",.1f")),
+    ("fp4", lambda g, _: _figure(g.tflops.fp4, ",.1f")),
+    ("tdp", lambda g, _: _figure(g.tdp_w)),
+    ("link", lambda g, _: _link(g)),
+    ("stack", lambda g, _: _STACKS.get(g.ecosystem, g.ecosystem)),
+    ("on_demand", lambda g, _: _on_demand(g)),
+    ("confidence", lambda g, lang: label(f"confidence_{g.confidence}", lang)),
 ]
 
 
 def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[RenderableType]:
     """Specifications side by side, ratios to the first GPU, the summary."""
     gpus = comparison.items
-    specs = Table(show_lines=False)
-    specs.add_column("", no_wrap=True)
-    for gpu in gpus:
-        specs.add_column(Text.assemble(gpu.name, "\n", (gpu.id, "dim")), justify="right")
+    specs = FitTable(
+        [Column("", wrap=True), *(Column(f"{gpu.name} ({gpu.id})", "right", wrap=True) for gpu in gpus)], split=True
+    )
     for key, cell in _SPEC_ROWS:
-        specs.add_row(label(key, lang), *(cell(gpu) for gpu in gpus))
+        specs.add_row(label(key, lang), *(cell(gpu, lang) for gpu in gpus))
     ratios = _table(
         (label("gpu", lang), "left"),
         *((label(key, lang), "right") for key in ("memory", "bandwidth", "bf16", "fp8", "tdp", "price_ratio")),
+        split=True,
     )
     for ratio in comparison.ratios:
         ratios.add_row(
@@ -460,8 +485,10 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
         (label("as_of", lang), "left"),
         (label("age", lang), "right"),
         (label("source", lang), "left"),
+        wrap=(3, 8),
+        # Narrower first: no source, no age, the pricing and then the date under the provider.
+        steps=(Step(8), Step(7), Step(3, into=0), Step(6, into=0)),
     )
-    table.columns[-1].overflow = "ellipsis"
     for offer in page.items:
         table.add_row(
             offer.provider,
@@ -488,7 +515,12 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
 def _buy_table(answer: TcoRead, lang: Lang) -> Group:
     buy, currency = answer.buy, answer.currency
     columns = ("capex", "financing", "power", "facility", "operations", "resale", "total")
-    table = _table((label("year", lang), "right"), *((label(key, lang), "right") for key in columns))
+    # Narrower first: financing under capex, the facility's share under power (each pair is one kind of cost).
+    table = _table(
+        (label("year", lang), "right"),
+        *((label(key, lang), "right") for key in columns),
+        steps=(Step(2, into=1), Step(4, into=3)),
+    )
     for year in buy.years:
         figures = (getattr(year, key) for key in columns)
         table.add_row(str(year.year), *(money(value, currency) if value else "-" for value in figures))
@@ -516,6 +548,9 @@ def _rent_table(answer: TcoRead, lang: Lang) -> Group:
         (label("total", lang), "right"),
         (label("per_gpu_hour", lang), "right"),
         (label("as_of", lang), "left"),
+        wrap=(0, 3, 4, 8),
+        # Narrower first: no date, the instances under the provider, the billed share under the pricing.
+        steps=(Step(8), Step(3, into=1), Step(4, into=0)),
     )
     for option in answer.rent:
         table.add_row(
@@ -533,7 +568,7 @@ def _rent_table(answer: TcoRead, lang: Lang) -> Group:
 
 
 def _verdict(answer: TcoRead, lang: Lang) -> Group:
-    table = _table(("", "left"), ("", "left"), wrap=(1,))
+    table = _table(("", "left"), ("", "left"), wrap=(0, 1))
     table.show_header = False
     if answer.cheaper is not None:
         choice = label("buy_word" if answer.cheaper == "buy" else "rent_word", lang)
@@ -575,9 +610,14 @@ def tco_view(answer: TcoRead, lang: Lang) -> list[RenderableType]:
     return parts
 
 
-def show(parts: Sequence[RenderableType]) -> None:
-    """Print the parts of an answer to stdout, a blank line between them."""
+def show(parts: Sequence[RenderableType], *, wide: bool = False) -> None:
+    """Print the parts of an answer to stdout, a blank line between them; `wide` shows every column of every table."""
     out = console()
+    if wide:
+        tables = list(fit_tables(parts))
+        for table in tables:
+            table.wide = True
+        out.width = max([out.width, *(natural_width(out, table) for table in tables)])
     for index, part in enumerate(parts):
         if index:
             out.print()

@@ -251,7 +251,7 @@ OFFER_HISTORY: dict[str, Any] = {
 }
 
 TCO_REQUESTS: dict[str, dict[str, Any]] = {
-    "8x H100 bought vs rented for 3 years at 60% utilisation": {
+    "8x H100 bought vs rented for 3 years at 60% utilization": {
         "gpu": "h100-sxm",
         "gpu_count": 8,
         "years": 3,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,7 +13,8 @@ from api.request_context import request_id_var
 
 _encoder = msgspec.json.Encoder(enc_hook=str)
 # Attributes every LogRecord has; anything else on a record was passed in `extra` and belongs in the line.
-_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+# uvicorn's `color_message` is its message again with ANSI colour codes: noise in a JSON line.
+_STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):
@@ -34,10 +36,19 @@ class JsonFormatter(logging.Formatter):
         return _encoder.encode(entry).decode()
 
 
-def configure_logging(level: str, log_format: str) -> None:
-    """Route every logger (ours, uvicorn's, SQLAlchemy's) through one handler in the chosen format."""
-    handler = logging.StreamHandler()
-    if log_format == "json":
+def resolved_format(log_format: str, stream: Any) -> str:
+    """`auto` is readable text on a terminal and JSON lines anywhere else (files, pipes, collectors)."""
+    if log_format != "auto":
+        return log_format
+    isatty = getattr(stream, "isatty", None)
+    return "text" if isatty is not None and isatty() else "json"
+
+
+def configure_logging(level: str, log_format: str, stream: Any = None) -> None:
+    """Route every logger (ours, uvicorn's, SQLAlchemy's) through one handler (on stderr) in the chosen format."""
+    stream = stream if stream is not None else sys.stderr
+    handler = logging.StreamHandler(stream)
+    if resolved_format(log_format, stream) == "json":
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))

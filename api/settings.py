@@ -11,6 +11,9 @@ import msgspec
 
 from domain.estimates import ExchangeRate
 
+# `auto`: readable text when the log goes to a terminal, JSON lines otherwise.
+LOG_FORMATS = ("auto", "json", "text")
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./gpu-advisor.db"
 DEFAULT_SPOOL_DIR = "./gpu-advisor-spool"
 
@@ -81,7 +84,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # exits, so a stalled client cannot hold a stopping instance (the Kubernetes grace period is set to cover it).
     shutdown_drain_s: int = 20
     log_level: str = "INFO"
-    log_format: str = "json"
+    log_format: str = "auto"
     # Workload bodies are a few hundred bytes; the bulk price import alone takes whole files.
     max_body_bytes: int = 65_536
     max_import_bytes: int = 4_194_304
@@ -173,7 +176,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             auto_migrate=flag("GPU_ADVISOR_AUTO_MIGRATE", True),
             shutdown_drain_s=int(number("GPU_ADVISOR_SHUTDOWN_DRAIN_S", defaults.shutdown_drain_s, int)),
             log_level=_log_level(text("GPU_ADVISOR_LOG_LEVEL") or "INFO"),
-            log_format=_choice("GPU_ADVISOR_LOG_FORMAT", text("GPU_ADVISOR_LOG_FORMAT") or "json", ("json", "text")),
+            log_format=_choice("GPU_ADVISOR_LOG_FORMAT", text("GPU_ADVISOR_LOG_FORMAT") or "auto", LOG_FORMATS),
             max_body_bytes=int(
                 _positive(
                     number("GPU_ADVISOR_MAX_BODY_BYTES", defaults.max_body_bytes, int), "GPU_ADVISOR_MAX_BODY_BYTES"

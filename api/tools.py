@@ -160,7 +160,8 @@ async def _recommend(context: ToolContext, request: RecommendationRequest) -> To
 async def _estimate(context: ToolContext, request: EstimateRequest) -> ToolAnswer:
     lang = request.lang or "en"
     option = estimate(context.view.catalog, request, now=context.now, lang=lang, rate=context.rate)
-    return ToolAnswer(estimate_summary(workload_kind(request.workload), option, lang), _builtins(option))
+    summary = estimate_summary(workload_kind(request.workload), option, lang, context.view.catalog)
+    return ToolAnswer(summary, _builtins(option))
 
 
 async def _compare(context: ToolContext, query: CompareInput) -> ToolAnswer:

@@ -66,8 +66,8 @@ FAMILY_NAMES: dict[Family, str] = {
     "ascend": "Huawei Ascend",
 }
 
-FITTED = "fitted to the calibration points (GET /v1/accuracy)"
-KERNELS = "aiconfigurator-core measured kernel tables"
+FITTED = "gpu-advisor fit to the calibration points (GET /v1/accuracy)"
+KERNELS = "aiconfigurator-core measured kernel tables (github.com/ai-dynamo/aiconfigurator)"
 LLAMA3 = "Llama 3 paper, arXiv:2407.21783 (38-43% BF16 MFU on 16k H100)"
 MEGATRON = "Narayanan et al. 2021, arXiv:2104.04473 (Megatron-LM, 52% of A100 peak)"
 DEFAULT = "gpu-advisor default, no public measurement yet"
@@ -179,7 +179,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         diffusion=(0.33, 0.24, 0.45),
         fp8=(0.714, 0.6, 0.85),
         fp4=(0.55, 0.45, 0.70),
-        sources={"default": "CDNA 3's fitted values (no public CDNA 4 measurement yet)"},
+        sources={"default": "gpu-advisor default: CDNA 3's fitted values (no public CDNA 4 measurement yet)"},
     ),
     "gaudi": _row(
         mbu=(0.85, 0.703, 0.95),
@@ -207,7 +207,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     ),
 }
 
-_LINK = "small-message all-reduce latency"
+_LINK = "gpu-advisor default: small-message all-reduce latency"
 _AR = f"{KERNELS} (all-reduce tables: H100 NVLink 3-5 us at TP2-TP8; L40S PCIe 6/17/27 us at TP2/4/8)"
 # Latency (alpha) of one all-reduce between two GPUs, microseconds. Switched fabrics add little per extra GPU; PCIe
 # groups share the host bridge, so alpha grows with the peers as (n-1)^ALPHA_EXPONENT.
@@ -243,13 +243,15 @@ MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
-INTER_NODE_GBPS = Factor(45, 35, 50, "400 Gb/s InfiniBand/RoCE per GPU: ~45 GB/s achievable (NCCL tests)")
+INTER_NODE_GBPS = Factor(
+    45, 35, 50, "github.com/NVIDIA/nccl-tests: ~45 GB/s per GPU achievable on 400 Gb/s InfiniBand/RoCE"
+)
 INTER_NODE_HOP_US = Factor(
-    20, 10, 50, "one pipeline hop across nodes (InfiniBand RDMA latency)", higher_is_faster=False
+    20, 10, 50, "gpu-advisor default: one pipeline hop across nodes (InfiniBand RDMA latency)", higher_is_faster=False
 )
 # Expert-parallel dispatch and combine per MoE layer: two all-to-alls, latency-bound in decode.
 ALL_TO_ALL_US = Factor(
-    12, 8, 25, "DeepEP low-latency dispatch+combine per MoE layer (deepseek-ai/DeepEP README)", higher_is_faster=False
+    12, 8, 25, "github.com/deepseek-ai/DeepEP: low-latency dispatch+combine per MoE layer", higher_is_faster=False
 )
 
 # Quantised kernels.
@@ -261,7 +263,7 @@ LORA_TIME = Factor(
     0.75,
     0.70,
     0.80,
-    "LoRA skips weight gradients: ~0.7-0.8x the full fine-tune time (Hu et al. 2021)",
+    "LoRA skips weight gradients: ~0.7-0.8x the full fine-tune time (Hu et al. 2021, arXiv:2106.09685)",
     higher_is_faster=False,
 )
 FP8_TRAIN = Factor(
@@ -269,7 +271,7 @@ FP8_TRAIN = Factor(
     0.85,
     1.1,
     "FP8 training reaches about the BF16 MFU, of the FP8 peak, with current Transformer Engine recipes "
-    "(NVIDIA Megatron-Bridge performance summary)",
+    "(github.com/NVIDIA-NeMo/Megatron-Bridge performance summary)",
 )
 DIFFUSION_PASS_FLOOR_MS = Factor(
     15,
@@ -283,8 +285,8 @@ MOE_TRAIN = Factor(
     0.55,
     0.45,
     0.70,
-    "MoE pre-training reaches ~22-28% of BF16 peak on H100 where dense models reach ~40% (NeMo AutoModel "
-    "performance tables: DeepSeek-V3, gpt-oss)",
+    "MoE pre-training reaches ~22-28% of BF16 peak on H100 where dense models reach ~40% "
+    "(github.com/NVIDIA-NeMo/Automodel performance summary: DeepSeek-V3, gpt-oss)",
 )
 COMPILED_DIFFUSION = Factor(
     1.35,

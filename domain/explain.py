@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
@@ -37,7 +39,7 @@ _COMPARISON = {
         "alone": "{base}. ",
         "separator": "; ",
         "largest": "Most memory: {name} ({memory:g} GB).",
-        "cheapest": " Cheapest on demand: {name} at ${price:.2f}/GPU-hour ({provider}, {as_of}).",
+        "cheapest": " Cheapest on demand: {name} at {price}/GPU-hour ({provider}, {as_of}).",
     },
     "zh": {
         "row": "{name}：显存 {memory}，带宽 {bandwidth}，BF16 稠密算力 {bf16}",
@@ -47,7 +49,7 @@ _COMPARISON = {
         "alone": "{base}。",
         "separator": "；",
         "largest": "显存最大：{name}（{memory:g} GB）。",
-        "cheapest": "按需最便宜：{name}，每 GPU 小时 {price:.2f} 美元（{provider}，{as_of}）。",
+        "cheapest": "按需最便宜：{name}，每 GPU 小时 {price}（{provider}，{as_of}）。",
     },
 }
 
@@ -84,11 +86,10 @@ def comparison_summary(catalog: Catalog, rows: list[GpuRatios], lang: Lang) -> s
     priced = [(r.on_demand, r.gpu) for r in rows if r.on_demand is not None]
     if priced:
         offer, gpu = min(priced, key=lambda pair: (pair[0].usd_per_gpu_hour, pair[1].id))
-        provider = catalog.provider(offer.provider)
         summary += text["cheapest"].format(
             name=gpu.name,
-            price=offer.usd_per_gpu_hour,
-            provider=provider.name if provider else offer.provider,
+            price=money(offer.usd_per_gpu_hour, "USD"),
+            provider=provider_name(catalog, offer.provider),
             as_of=offer.as_of.isoformat(),
         )
     return summary
@@ -119,8 +120,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{replicas} 个模型副本同时服务 {concurrency} 个序列。",
     },
     "offer": {
-        "en": "Priced with {provider} ({pricing}) at ${price:.2f} per GPU-hour, as of {as_of}.",
-        "zh": "按 {provider}（{pricing}）每 GPU 小时 {price:.2f} 美元计价，价格日期 {as_of}。",
+        "en": "Priced with {provider} ({pricing}) at {price:usd} per GPU-hour, as of {as_of}.",
+        "zh": "按 {provider}（{pricing}）每 GPU 小时 {price:usd} 计价，价格日期 {as_of}。",
     },
     "training_layout": {
         "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
@@ -143,7 +144,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "fp8_training": {
         "en": "This GPU trains in FP8 too (precision 'fp8'): about {speedup:.1f}x faster, ~{hours:,.0f} h.",
-        "zh": "该 GPU 也支持 FP8 训练（precision 设为 'fp8'）：约快 {speedup:.1f} 倍，约 {hours:,.0f} 小时。",
+        "zh": "该 GPU 也支持 FP8 训练：约快 {speedup:.1f} 倍，约 {hours:,.0f} 小时。",
     },
     "training_one_gpu": {
         "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
@@ -259,7 +260,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "beyond_context": {
         "en": "sequence_length {length} exceeds {model}'s context of {context} tokens: context extension (RoPE "
         "scaling) is assumed.",
-        "zh": "sequence_length {length} 超过 {model} 的上下文 {context} 个 token：按上下文扩展（RoPE 缩放）估算。",
+        "zh": "序列长度 {length} 超过 {model} 的上下文 {context} 个 token：按上下文扩展（位置编码缩放）估算。",
+    },
+    # For the planner: an infeasible configuration that a lower precision would fit on fewer GPUs.
+    "fits_at_precision": {
+        "en": "At {precision} it fits on {gpus} x {gpu}.",
+        "zh": "若改用 {precision}，{gpus} 张 {gpu} 即可装下。",
     },
     # exclusions
     "engine_vendor": {
@@ -283,8 +289,10 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "vendor_excluded": {"en": "Vendor {vendor} is not allowed.", "zh": "不允许厂商 {vendor}。"},
     "ecosystem_excluded": {"en": "Software stack {ecosystem} is not allowed.", "zh": "不允许软件栈 {ecosystem}。"},
     "no_fp8": {
-        "en": "No FP8 support ({precision} needs Ada, Hopper, Blackwell, CDNA3 or Gaudi 2+).",
-        "zh": "不支持 FP8（{precision} 需要 Ada、Hopper、Blackwell、CDNA3 或 Gaudi 2 以上）。",
+        "en": "No FP8 support ({precision} needs Ada, Hopper, Blackwell, CDNA3 or Gaudi 2+): BF16 runs on it, and "
+        "for serving so do INT4 weights, which take a quarter of the BF16 memory.",
+        "zh": "不支持 FP8（{precision} 需要 Ada、Hopper、Blackwell、CDNA3 或 Gaudi 2 以上）：可改用 BF16；"
+        "推理还可用 INT4 权重，显存只需 BF16 的四分之一。",
     },
     "no_precision": {
         "en": "Cannot run {precision}: no tensor cores for it.",
@@ -307,8 +315,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "在约束条件下没有报价{detail}。",
     },
     "over_budget": {
-        "en": "Over budget: ${hourly:.2f} per hour against a limit of ${limit:.2f}.",
-        "zh": "超出预算：每小时 {hourly:.2f} 美元，上限 {limit:.2f} 美元。",
+        "en": "Over budget: {hourly:usd} per hour against a limit of {limit:usd}.",
+        "zh": "超出预算：每小时 {hourly:usd}，上限 {limit:usd}。",
     },
     "below_limit": {
         "en": "Ranked {rank}, below the {limit} options asked for.",
@@ -318,7 +326,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "tco_price_low_confidence": {
         "en": "The purchase price of {system} is a low-confidence figure ({source}); pass purchase_usd if you have "
         "a quote.",
-        "zh": "{system} 的采购价置信度低（{source}）；如有报价请传入 purchase_usd。",
+        # The source is a citation in its own language; the assumptions list it.
+        "zh": "{system} 的采购价置信度低（来源见假设列表）；如有报价请传入 purchase_usd。",
     },
     "tco_price_accelerators_only": {
         "en": "The {system} price covers the accelerators only, not a full server: host CPUs, memory, chassis and "
@@ -366,14 +375,84 @@ _TARGETS = {
 }
 
 
+_USD_FIELD = re.compile(r"\{(\w+):usd\}")
+
+
+@cache
+def _template(code: str, lang: Lang) -> tuple[str, tuple[str, ...]]:
+    """A message as str.format takes it, and the fields written `{name:usd}`: amounts in USD as `money` writes them."""
+    text = MESSAGES[code][lang]
+    return _USD_FIELD.sub(r"{\1}", text), tuple(_USD_FIELD.findall(text))
+
+
 def say(code: str, lang: Lang, **figures: object) -> str:
     """The sentence for a message code in a language."""
-    return MESSAGES[code][lang].format(**figures)
+    text, amounts = _template(code, lang)
+    for name in amounts:
+        value = figures[name]
+        assert isinstance(value, int | float), (code, name)
+        figures[name] = money(float(value), "USD")
+    return text.format(**figures)
+
+
+def provider_name(catalog: Catalog | None, provider_id: str) -> str:
+    """A provider as people write it ("CoreWeave", not "coreweave"); the id when the catalog does not know it."""
+    provider = catalog.provider(provider_id) if catalog is not None else None
+    return provider.name if provider else provider_id
 
 
 def target_names(targets: list[str], lang: Lang) -> str:
     """Names of missed targets in the answer language."""
     return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
+
+
+# What each assumption is, for tables (the answers carry the key in `name`).
+_ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
+    "weights": ("weights", "权重"),
+    "kv_cache": ("KV cache", "KV 缓存"),
+    "gpu_memory_utilization": ("usable GPU memory", "可用显存"),
+    "sequence": ("sequence", "序列"),
+    "batch": ("batch", "批大小"),
+    "decode_mbu": ("decode memory-bandwidth utilization", "解码显存带宽利用率"),
+    "prefill_mfu": ("prefill compute utilization", "预填充算力利用率"),
+    "step_floor_us_per_layer": ("step floor per layer (µs)", "每层单步下限（微秒）"),
+    "tensor_parallel": ("tensor parallelism", "张量并行"),
+    "weight_only_decode": ("weight-only quantized decode", "仅权重量化解码"),
+    "inter_node_bandwidth": ("bandwidth between nodes", "节点间带宽"),
+    "compute": ("compute", "计算量"),
+    "train_mfu": ("training compute utilization", "训练算力利用率"),
+    "sharding": ("sharding", "切分方式"),
+    "optimizer_states": ("optimizer states", "优化器状态"),
+    "image_tflop": ("compute per image", "每张图计算量"),
+    "diffusion_mfu": ("diffusion compute utilization", "扩散模型算力利用率"),
+    "system": ("server", "整机"),
+    "gpu": ("GPU", "GPU"),
+    "gpu_count": ("GPU count", "GPU 数量"),
+    "purchase_usd": ("purchase price (USD)", "购置价（美元）"),
+    "years": ("years", "年数"),
+    "utilization": ("utilization", "利用率"),
+    "electricity_usd_per_kwh": ("electricity (USD per kWh)", "电价（美元/千瓦时）"),
+    "pue": ("PUE", "PUE"),
+    "operations_usd_per_year": ("operations (USD per year)", "运维（美元/年）"),
+    "resale_fraction": ("resale value", "残值比例"),
+    "cost_of_capital": ("cost of capital", "资金成本"),
+    "pricing": ("pricing models", "计价方式"),
+    "providers": ("providers", "供应商"),
+    "power_kw_per_gpu": ("power per GPU (kW)", "每卡功率（千瓦）"),
+    "idle_draw": ("idle draw", "空闲功耗"),
+    "energy": ("energy", "能耗"),
+    "financing": ("financing", "资金成本计算"),
+    "rent_billing": ("rental billing", "租用计费"),
+    "rent_offer": ("rental offer", "租用报价"),
+    "break_even_rent": ("break-even against", "盈亏平衡对比"),
+    "break_even_month": ("break-even month", "回本月份"),
+}
+
+
+def assumption_name(name: str, lang: Lang) -> str:
+    """An assumption's key as a table shows it; the key itself when it has no name yet."""
+    names = _ASSUMPTION_NAMES.get(name)
+    return (names[1] if lang == "zh" else names[0]) if names else name.replace("_", " ")
 
 
 def money(value: float, currency: str) -> str:
@@ -422,12 +501,13 @@ def _unit_cost_text(option: Option, lang: Lang) -> str:
     return ""
 
 
-def _configuration(option: Option, lang: Lang) -> str:
+def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
     if offer is not None and cost is not None:
         hourly = money(cost.hourly, cost.currency)
-        text += f"（{offer.provider}，每小时 {hourly}）" if lang == "zh" else f" on {offer.provider} at {hourly}/hour"
+        provider = provider_name(catalog, offer.provider)
+        text += f"（{provider}，每小时 {hourly}）" if lang == "zh" else f" on {provider} at {hourly}/hour"
     return text
 
 
@@ -451,18 +531,22 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
 }
 
 
-def recommendation_summary(kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang) -> str:
-    """Two or three sentences a chatbot can say about a recommendation."""
+def recommendation_summary(
+    kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang, catalog: Catalog | None = None
+) -> str:
+    """Two or three sentences a chatbot can say about a recommendation (providers named from `catalog`)."""
     text = _SUMMARY[lang]
     if not options:
         return text["none"].format(reasons="; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3]))
     best = options[0]
     parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
-    summary = text["best"].format(configuration=_configuration(best, lang), parts=text["separator"].join(parts))
+    summary = text["best"].format(
+        configuration=_configuration(best, lang, catalog), parts=text["separator"].join(parts)
+    )
     if not best.meets_targets:
         summary += text["missed"]
     if len(options) > 1:
-        summary += text["runner_up"].format(configuration=_configuration(options[1], lang))
+        summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
         summary += text["excluded"].format(count=len(excluded))
     return summary
@@ -493,16 +577,16 @@ def pricing_name(pricing: Pricing, lang: Lang) -> str:
 
 _TCO_SUMMARY: dict[Lang, dict[str, str]] = {
     "en": {
-        "buy": "Buying is cheaper: {count}x {gpu} for {period} at {utilization} utilisation cost {buy} to "
+        "buy": "Buying is cheaper: {count}x {gpu} for {period} at {utilization} utilization cost {buy} to "
         "own ({buy_hour} per GPU-hour used) against {rent} renting {pricing} from {provider} ({rent_hour}).",
-        "rent": "Renting is cheaper: {count}x {gpu} for {period} at {utilization} utilisation cost {rent} "
+        "rent": "Renting is cheaper: {count}x {gpu} for {period} at {utilization} utilization cost {rent} "
         "renting {pricing} from {provider} ({rent_hour} per GPU-hour used) against {buy} to own ({buy_hour}).",
-        "alone": "Owning {count}x {gpu} for {period} at {utilization} utilisation costs {buy} ({buy_hour} "
+        "alone": "Owning {count}x {gpu} for {period} at {utilization} utilization costs {buy} ({buy_hour} "
         "per GPU-hour used); no rental offer matches the request, so there is nothing to compare with.",
-        "break_even": " Owning pays off above {break_even} utilisation against {pricing} from {provider}",
+        "break_even": " Owning pays off above {break_even} utilization against {pricing} from {provider}",
         "month": "; at {utilization} it costs less than renting from month {month} on",
         "end": ".",
-        "never": " Renting {pricing} from {provider} stays cheaper even at full utilisation.",
+        "never": " Renting {pricing} from {provider} stays cheaper even at full utilization.",
     },
     "zh": {
         "buy": "自购更划算：{count} 张 {gpu} 使用 {period}、利用率 {utilization}，自购总成本 {buy}"
@@ -537,8 +621,9 @@ def tco_summary(
     break_even_month: int | None,
     currency: str,
     lang: Lang,
+    catalog: Catalog | None = None,
 ) -> str:
-    """Two or three sentences: which is cheaper and by how much, and the utilisation at which owning pays off."""
+    """Two or three sentences: which is cheaper and by how much, and the utilization at which owning pays off."""
     text = _TCO_SUMMARY[lang]
     period = f"{years} 年" if lang == "zh" else f"{years} year" + ("s" if years > 1 else "")
     figures = {"count": gpu_count, "gpu": gpu, "period": period, "utilization": percent(utilization)}
@@ -551,11 +636,11 @@ def tco_summary(
         rent=money(best.total, currency),
         rent_hour=money(best.per_gpu_hour, currency),
         pricing=pricing_name(best.pricing, lang),
-        provider=best.provider,
+        provider=provider_name(catalog, best.provider),
     )
     if basis is None:
         return summary
-    named = {"pricing": pricing_name(basis.pricing, lang), "provider": basis.provider}
+    named = {"pricing": pricing_name(basis.pricing, lang), "provider": provider_name(catalog, basis.provider)}
     if break_even_utilization is None:
         return summary + text["never"].format(**named)
     summary += text["break_even"].format(**named, break_even=percent(break_even_utilization))
@@ -565,33 +650,35 @@ def tco_summary(
 
 
 _ESTIMATE: dict[Lang, dict[str, str]] = {
-    "en": {"fits": "{configuration}: {parts}.", "no_fit": "{configuration} cannot run it: {reason}"},
-    "zh": {"fits": "{configuration}：{parts}。", "no_fit": "{configuration} 无法运行该负载：{reason}"},
+    "en": {"fits": "{configuration}: {parts}.", "no_fit": "{configuration} cannot run it: {reasons}"},
+    "zh": {"fits": "{configuration}：{parts}。", "no_fit": "{configuration} 无法运行该负载：{reasons}"},
 }
 
 
-def estimate_summary(kind: str, option: Option, lang: Lang) -> str:
-    """One or two sentences about a single configuration."""
+def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
+    """One or two sentences about a single configuration; one that cannot run it says what can."""
     text = _ESTIMATE[lang]
     if not option.feasible:
-        reason = option.reasons[0] if option.reasons else ""
-        return text["no_fit"].format(configuration=_configuration(option, lang), reason=reason)
+        # Every reason: why not, then the smallest configuration that runs it (and, from the planner, the
+        # precisions that fit on fewer GPUs).
+        reasons = ("" if lang == "zh" else " ").join(option.reasons)
+        return text["no_fit"].format(configuration=_configuration(option, lang, catalog), reasons=reasons)
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
     return text["fits"].format(
-        configuration=_configuration(option, lang), parts=_SUMMARY[lang]["separator"].join(parts)
+        configuration=_configuration(option, lang, catalog), parts=_SUMMARY[lang]["separator"].join(parts)
     )
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {
     "en": {
         "none": "No offer in the catalog matches.",
-        "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at ${price:,.2f} per GPU-hour "
+        "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at {price} per GPU-hour "
         "(price as of {as_of}).",
     },
     "zh": {
         "none": "目录中没有符合条件的报价。",
         "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），"
-        "每 GPU 小时 ${price:,.2f}（价格日期 {as_of}）。",
+        "每 GPU 小时 {price}（价格日期 {as_of}）。",
     },
 }
 
@@ -605,7 +692,7 @@ def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: L
         count=count,
         gpu=gpu.name if gpu else cheapest.gpu,
         pricing=pricing_name(cheapest.pricing, lang),
-        provider=cheapest.provider,
-        price=cheapest.usd_per_gpu_hour,
+        provider=provider_name(catalog, cheapest.provider),
+        price=money(cheapest.usd_per_gpu_hour, "USD"),
         as_of=cheapest.as_of.isoformat(),
     )

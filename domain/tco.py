@@ -561,12 +561,12 @@ def _break_even(
     return basis, _break_even_utilization(inputs, basis), _break_even_month(inputs, basis)
 
 
-def _offer_warnings(inputs: Inputs, options: list[RentOption], lang: Lang) -> list[str]:
+def _offer_warnings(catalog: Catalog, inputs: Inputs, options: list[RentOption], lang: Lang) -> list[str]:
     warnings = [
         explain.say(
             "tco_offer_age",
             lang,
-            provider=option.provider,
+            provider=explain.provider_name(catalog, option.provider),
             pricing=explain.pricing_name(option.pricing, lang),
             days=option.age_days,
             as_of=option.as_of.isoformat(),
@@ -590,7 +590,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         key=lambda option: (option.total, inputs.pricing.index(option.pricing)),
     )
     not_available = [
-        Unavailable(pricing=pricing, reason=_unavailable_reason(inputs, pricing, lang))
+        Unavailable(pricing=pricing, reason=_unavailable_reason(catalog, inputs, pricing, lang))
         for pricing, rental in rentals.items()
         if rental is None
     ]
@@ -617,6 +617,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         break_even_month=break_even_month,
         currency=request.currency,
         lang=lang,
+        catalog=catalog,
     )
     return TcoRead(
         gpu=GpuSummary(id=inputs.gpu.id, name=inputs.gpu.name, vendor=inputs.gpu.vendor),
@@ -636,12 +637,13 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         break_even_month=break_even_month,
         summary=summary,
         assumptions=assumptions,
-        warnings=warnings + _offer_warnings(inputs, options, lang),
+        warnings=warnings + _offer_warnings(catalog, inputs, options, lang),
     )
 
 
-def _unavailable_reason(inputs: Inputs, pricing: Pricing, lang: Lang) -> str:
-    providers = ", ".join(inputs.providers) if inputs.providers else ""
+def _unavailable_reason(catalog: Catalog, inputs: Inputs, pricing: Pricing, lang: Lang) -> str:
+    separator = "、" if lang == "zh" else ", "
+    providers = separator.join(explain.provider_name(catalog, p) for p in inputs.providers) if inputs.providers else ""
     return explain.say(
         "tco_no_offer" if not providers else "tco_no_offer_from",
         lang,

@@ -1,10 +1,11 @@
 // The portal page: a workload form posted to /v1/recommendations, the ranked answer as a table and a chart,
 // share links (/ui?rec=<id>) and a GPU comparison. Plain DOM, no dependencies; all requests go to this origin.
 
+import { drawChart } from "./chart.js";
+import { $, $$, chartWidth, csv, download, h, reveal as bringIntoView } from "./dom.js";
 import { LANGS, locale, translate } from "./i18n.js";
-
-// An XML namespace name (what createElementNS needs), not an address anything is loaded from.
-const SVG_NS = "http://www.w3.org/2000/svg";
+import { fieldMessage } from "./problems.js";
+import { initTco, renderTco } from "./tco.js";
 const REC_ID = /^rec_[0-9a-f]{24}$/;
 const KINDS = ["inference", "training", "fine_tuning", "image_generation"];
 const PRECISIONS = {
@@ -23,6 +24,11 @@ const DEFAULT_MODELS = {
 const TOKEN_DEFAULTS = { training: ["10", "1e9"], fine_tuning: ["100", "1e6"] };
 const TOKEN_UNITS = ["1e12", "1e9", "1e6", "1e3"];
 const REQUEST_TIMEOUT_MS = 30000;
+// The model choice that opens the fields of a model that is not in the catalog.
+const CUSTOM = "__custom__";
+const CUSTOM_NUMBERS = ["params_b", "active_params_b", "layers", "hidden_size", "attention_heads", "kv_heads",
+  "head_dim", "intermediate_size", "vocab_size", "max_context", "kv_lora_rank", "qk_rope_head_dim", "routed_experts",
+  "experts_per_token", "shared_experts"];
 const ECOSYSTEMS = { cuda: "CUDA", rocm: "ROCm", gaudi: "Gaudi", cann: "CANN" };
 
 const state = {
@@ -32,6 +38,10 @@ const state = {
   gpuNames: new Map(),
   kind: "inference",
   modelChoice: { ...DEFAULT_MODELS },
+  // Each kind keeps its own precision: an image model's FP16 must not size a language model at FP16.
+  precisionChoice: {},
+  sort: { key: "rank", descending: false },
+  chosen: [],
   recommendation: null,
   lastBody: null,
   recController: null,
@@ -46,34 +56,7 @@ const state = {
 
 // ---------------------------------------------------------------------------------------------- small helpers
 
-const $ = (selector, root = document) => root.querySelector(selector);
-const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
 const t = (key, values) => translate(state.lang, key, values);
-
-/** An element with attributes (`class`, `text`, others as attributes) and children (nodes or strings). */
-function h(tag, attrs = {}, ...children) {
-  const element = document.createElement(tag);
-  setAttributes(element, attrs);
-  element.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
-  return element;
-}
-
-/** An SVG element, likewise. */
-function s(tag, attrs = {}, ...children) {
-  const element = document.createElementNS(SVG_NS, tag);
-  setAttributes(element, attrs);
-  element.append(...children.flat().filter((child) => child !== null && child !== undefined));
-  return element;
-}
-
-function setAttributes(element, attrs) {
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "text") element.textContent = value;
-    else if (name === "class") element.setAttribute("class", value);
-    else element.setAttribute(name, value === true ? "" : String(value));
-  }
-}
 
 function number(value, digits) {
   if (value === null || value === undefined || !Number.isFinite(value)) return t("spec.notAvailable");
@@ -87,6 +70,8 @@ function money(value, currency) {
   return new Intl.NumberFormat(locale(state.lang), {
     style: "currency",
     currency,
+    // "$" and "¥" in both languages, as the service's own sentences write them (not "US$").
+    currencyDisplay: "narrowSymbol",
     minimumFractionDigits: fraction,
     maximumFractionDigits: fraction,
   }).format(value);
@@ -98,6 +83,14 @@ function shortGpuName(name) {
     .replace(/^(NVIDIA|AMD Instinct|AMD Radeon|AMD|Intel|Huawei)\s+/, "")
     .trim();
 }
+
+/** A name for a key the service sends (a target, an assumption), in the page's words when it has them. */
+function named(prefix, key) {
+  const text = t(`${prefix}.${key}`);
+  return text === `${prefix}.${key}` ? key.replaceAll("_", " ") : text;
+}
+
+const targetName = (target) => named("target", target);
 
 function gpuName(id) {
   return state.gpuNames.get(id) ?? id;
@@ -181,17 +174,20 @@ function renderError() {
   const parts = [];
   if (error.network) {
     parts.push(h("p", { class: "alert-title", text: t("error.network") }));
-  } else {
-    parts.push(h("p", { class: "alert-title", text: t(titleKey) }));
-    parts.push(h("p", { class: "alert-detail", text: error.message }));
   }
   const fieldErrors = Array.isArray(problem?.errors) ? problem.errors : [];
+  if (!error.network) {
+    parts.push(h("p", { class: "alert-title", text: t(titleKey) }));
+    // With field errors the detail only repeats them in a program's words; each is said below instead.
+    parts.push(h("p", { class: "alert-detail", text: fieldErrors.length ? t("problem.check") : error.message }));
+  }
   if (fieldErrors.length) {
+    const context = { label: fieldLabel, t, number: (value) => number(value, 6) };
     parts.push(
       h(
         "ul",
         { class: "alert-errors" },
-        fieldErrors.map((item) => h("li", {}, h("code", { text: item.field }), `: ${item.message}`)),
+        fieldErrors.map((item) => h("li", { "data-field": item.field, text: fieldMessage(item, context) })),
       ),
     );
   }
@@ -206,8 +202,17 @@ function renderError() {
 }
 
 function markInvalid(field) {
-  const target = $(`#workload-form [data-field="${CSS.escape(field)}"]`);
+  const target = $(`form [data-field="${CSS.escape(field)}"]`);
   if (target && !target.closest("[hidden]")) target.setAttribute("aria-invalid", "true");
+}
+
+/** A request field as the form names it: the text of the label of the control that sets it. */
+function fieldLabel(field) {
+  const control = $(`form [data-field="${CSS.escape(field)}"]`);
+  if (!control) return null;
+  const own = control.labels?.[0] ?? (control.id ? $(`label[for="${CSS.escape(control.id)}"]`) : null);
+  const text = own?.textContent ?? control.querySelector("legend")?.textContent ?? null;
+  return text ? text.trim() : null;
 }
 
 // ---------------------------------------------------------------------------------------------- language
@@ -226,6 +231,7 @@ function applyLanguage() {
   renderCompareOptions();
   renderRecommendation();
   renderComparison();
+  renderTco();
   renderError();
 }
 
@@ -238,6 +244,7 @@ async function setLanguage(lang) {
   const pending = [];
   if (state.lastBody) pending.push(recommend({ ...state.lastBody, lang }));
   if (state.compareIds) pending.push(compare(state.compareIds));
+  pending.push(tcoContext.relanguage());
   await Promise.all(pending);
 }
 
@@ -249,8 +256,8 @@ function updateUrl() {
     params.set("compare", state.compareIds.join(","));
   } else if (state.view === "size" && state.recommendation) {
     params.set("rec", state.recommendation.id);
-  } else if (state.view === "compare") {
-    params.set("view", "compare");
+  } else if (state.view !== "size") {
+    params.set("view", state.view);
   }
   // A recommendation carries its language; elsewhere the choice is kept in the address.
   if (!params.has("rec") && state.lang !== "en") params.set("lang", state.lang);
@@ -273,8 +280,7 @@ function selectView(view, { focus = false, keepUrl = false } = {}) {
     tab.tabIndex = selected ? 0 : -1;
     if (selected && focus) tab.focus();
   }
-  $("#panel-size").hidden = view !== "size";
-  $("#panel-compare").hidden = view !== "compare";
+  for (const panel of $$('[role="tabpanel"]')) panel.hidden = panel.id !== `panel-${view}`;
   if (!keepUrl) updateUrl();
 }
 
@@ -298,14 +304,14 @@ const field = (name) => form().elements.namedItem(name);
 
 function renderPrecisionOptions() {
   const select = $("#f-precision");
-  const current = select.value;
   const choices = PRECISIONS[state.kind];
+  const wanted = state.precisionChoice[state.kind];
   select.replaceChildren(
     ...choices.map((value) =>
       h("option", { value, text: value ? value.toUpperCase() : t("form.precision.auto") }),
     ),
   );
-  select.value = choices.includes(current) ? current : choices[0];
+  select.value = choices.includes(wanted) ? wanted : choices[0];
 }
 
 function modelLabel(model) {
@@ -321,8 +327,11 @@ function renderModelOptions() {
   const models = state.models.filter((model) => model.kind === family);
   const group = h("optgroup", { label: t(family === "llm" ? "form.model.llm" : "form.model.diffusion") });
   group.append(...models.map((model) => h("option", { value: model.id, text: modelLabel(model) })));
-  const extra = wanted && !models.some((model) => model.id === wanted) ? h("option", { value: wanted, text: wanted }) : null;
-  select.replaceChildren(...[extra, group].filter(Boolean));
+  const known = wanted === CUSTOM || models.some((model) => model.id === wanted);
+  const extra = wanted && !known ? h("option", { value: wanted, text: wanted }) : null;
+  // Only language models can be described by their architecture.
+  const own = family === "llm" ? h("option", { value: CUSTOM, text: t("form.model.custom") }) : null;
+  select.replaceChildren(...[extra, group, own].filter(Boolean));
   if (wanted) select.value = wanted;
   if (!select.value && models.length) select.value = models[0].id;
 }
@@ -350,6 +359,30 @@ function updateKind() {
   }
   renderPrecisionOptions();
   renderModelOptions();
+  updateCustomModel();
+}
+
+/** The custom model's fields: shown (and sent) only while "your own model" is chosen. */
+function updateCustomModel() {
+  const section = $("#custom-model");
+  const shown = field("model").value === CUSTOM && state.kind !== "image_generation";
+  section.hidden = !shown;
+  setDisabled(section, !shown);
+  const attention = field("cm_attention").value;
+  for (const element of $$("[data-attention]", section)) {
+    const on = shown && element.dataset.attention.split(" ").includes(attention);
+    element.hidden = !on;
+    setDisabled(element, !on);
+  }
+}
+
+function customModel() {
+  const model = { name: field("cm_name").value.trim() || "custom model", attention: field("cm_attention").value };
+  for (const name of CUSTOM_NUMBERS) {
+    const value = numberOf(`cm_${name}`);
+    if (value !== undefined) model[name] = value;
+  }
+  return model;
 }
 
 function setDisabled(element, disabled) {
@@ -371,7 +404,9 @@ function checked(name) {
 /** The request body the form describes (empty fields left out so the service's defaults apply). */
 function buildRequest() {
   const kind = field("kind").value;
-  const workload = { kind, model: field("model").value };
+  const workload = { kind };
+  if (field("model").value === CUSTOM && kind !== "image_generation") workload.custom_model = customModel();
+  else workload.model = field("model").value;
   const precision = field("precision").value;
   if (precision) workload.precision = precision;
   const put = (name, value = numberOf(name)) => {
@@ -427,9 +462,17 @@ function fillForm(recommendation) {
   const workload = recommendation.workload ?? {};
   if (KINDS.includes(workload.kind)) field("kind").value = workload.kind;
   if (workload.model) state.modelChoice[workload.kind] = workload.model;
+  if (workload.custom_model) {
+    state.modelChoice[workload.kind] = CUSTOM;
+    const custom = workload.custom_model;
+    setValue("cm_name", custom.name ?? "");
+    if (custom.attention) field("cm_attention").value = custom.attention;
+    for (const name of CUSTOM_NUMBERS) setValue(`cm_${name}`, custom[name] ?? null);
+  }
   if (workload.method) field("method").value = workload.method;
   updateKind();
   if (workload.precision && PRECISIONS[state.kind].includes(workload.precision)) {
+    state.precisionChoice[state.kind] = workload.precision;
     field("precision").value = workload.precision;
   }
   const names = [
@@ -479,24 +522,23 @@ async function recommend(body, { reveal = false } = {}) {
     const recommendation = await api("/v1/recommendations", { method: "POST", body, signal: controller.signal });
     state.lastBody = body;
     state.recommendation = recommendation;
+    state.chosen = [];
     setLoading(null);
     updateUrl();
-    if (reveal) revealTop($("#results"));
+    if (reveal) bringIntoView($("#results"));
   } catch (error) {
     if (controller.signal.aborted) return;
+    // The answer below was to another question: it must not stay as if it answered this one.
+    state.recommendation = null;
+    state.lastBody = null;
+    state.chosen = [];
     setLoading(null);
+    updateUrl();
     showError(error);
-    if (reveal) revealTop($("#alert"));
+    if (reveal) bringIntoView($("#alert"));
   } finally {
     if (state.recController === controller) state.recController = null;
   }
-}
-
-/** Scroll an answer's top into view when it is above the screen (the form is long); focus stays where it is. */
-function revealTop(element) {
-  if (element.getBoundingClientRect().top >= 0) return;
-  const smooth = window.matchMedia("(prefers-reduced-motion: no-preference)").matches;
-  element.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
 }
 
 /** Say what is being loaded (or, with null, show what there is). */
@@ -579,25 +621,95 @@ function renderRecommendation() {
   $("#share-url").value = shareUrl(recommendation.id);
   $("#copy-status").textContent = "";
 
-  renderOptions(options, kind, recommendation.currency);
-  drawChart(options, kind, recommendation.currency);
+  renderOptions(options, kind, recommendation.currency, recommendation.workload ?? {});
+  drawChart(options, kind, recommendation.currency, chartContext);
   renderAssumptions(options[0]);
   renderExcluded(recommendation.excluded ?? []);
+  renderSideBySide();
 }
 
-function renderOptions(options, kind, currency) {
+/** What the asked load costs per unit when it is below what the configuration can do (idle capacity is paid too). */
+function atLoadCost(option, workload) {
+  const cost = option.cost;
+  const performance = option.performance;
+  if (!cost || !performance) return null;
+  if (workload.kind === "inference" && workload.requests_per_second && performance.tokens_per_second) {
+    const capacity = performance.tokens_per_second.expected;
+    const asked = Math.min(capacity, workload.requests_per_second * (workload.output_tokens ?? 256));
+    if (asked > 0 && asked < capacity * 0.99) return (cost.hourly * 1e6) / (asked * 3600);
+  }
+  if (workload.kind === "image_generation" && workload.images_per_hour && performance.images_per_hour) {
+    const capacity = performance.images_per_hour.expected;
+    const asked = Math.min(capacity, workload.images_per_hour);
+    if (asked > 0 && asked < capacity * 0.99) return (cost.hourly * 1000) / asked;
+  }
+  return null;
+}
+
+// Sortable columns: how each orders the options (missing figures last).
+const SORTS = {
+  rank: (option) => option.rank,
+  gpu: (option) => option.gpu.name,
+  throughput: (option, kind) => throughputOf(option, kind)?.range.expected ?? null,
+  hourly: (option) => option.cost?.hourly ?? null,
+  monthly: (option) => option.cost?.monthly ?? null,
+  unit: (option, kind) => option.cost?.[(KIND_COST[kind] ?? KIND_COST.inference)[0]] ?? null,
+  atLoad: (option, kind, workload) => atLoadCost(option, workload),
+};
+
+function sortedOptions(options, kind, workload) {
+  const { key, descending } = state.sort;
+  const value = SORTS[key] ?? SORTS.rank;
+  const order = (a, b) => {
+    const x = value(a, kind, workload);
+    const y = value(b, kind, workload);
+    if (x === null || y === null) return x === null ? (y === null ? a.rank - b.rank : 1) : -1;
+    const compared = typeof x === "string" ? x.localeCompare(y, locale(state.lang)) : x - y;
+    return (descending ? -compared : compared) || a.rank - b.rank;
+  };
+  return [...options].sort(order);
+}
+
+function sortBy(key) {
+  state.sort = state.sort.key === key ? { key, descending: !state.sort.descending } : { key, descending: false };
+  renderRecommendation();
+  $(`#options thead button[data-sort="${key}"]`)?.focus();
+}
+
+/** The columns of the ranked table: [id, heading key, sort key or null]. */
+function optionColumns(kind, withLoad) {
+  const [, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
+  return [
+    ["rank", "col.rank", "rank"],
+    ["gpu", "col.gpu", "gpu"],
+    ["config", "col.config", null],
+    ["fits", "col.fits", null],
+    ["throughput", "col.throughput", "throughput"],
+    ["hourly", "col.hourly", "hourly"],
+    ["monthly", "col.monthly", "monthly"],
+    ["unit", costLabel, "unit"],
+    ...(withLoad ? [["atLoad", kind === "image_generation" ? "col.atLoadImages" : "col.atLoadTokens", "atLoad"]] : []),
+    ["pricing", "col.pricing", null],
+  ];
+}
+
+function renderOptions(options, kind, currency, workload) {
   const table = $("#options");
-  const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
-  const headings = ["col.rank", "col.gpu", "col.config", "col.fits", "col.throughput", "col.hourly", costLabel,
-    "col.pricing"];
-  $("thead", table).replaceChildren(
-    h(
-      "tr",
-      {},
-      headings.map((key) => h("th", { scope: "col", id: `options-${key.replace(".", "-")}`, text: t(key) })),
-    ),
-  );
-  const rows = options.flatMap((option) => {
+  const costField = (KIND_COST[kind] ?? KIND_COST.inference)[0];
+  const withLoad = options.some((option) => atLoadCost(option, workload) !== null);
+  const columns = optionColumns(kind, withLoad);
+  const heading = ([id, key, sort]) => {
+    const attrs = { scope: "col", id: `options-col-${id}`, "data-col": id };
+    if (!sort) return h("th", { ...attrs, text: t(key) });
+    const active = state.sort.key === sort;
+    attrs["aria-sort"] = active ? (state.sort.descending ? "descending" : "ascending") : "none";
+    const button = h("button", { type: "button", class: "sort", "data-sort": sort, text: t(key) });
+    button.addEventListener("click", () => sortBy(sort));
+    return h("th", attrs, button);
+  };
+  $("thead", table).replaceChildren(h("tr", {}, columns.map(heading)));
+  const label = (id) => t(columns.find((column) => column[0] === id)?.[1] ?? "");
+  const rows = sortedOptions(options, kind, workload).flatMap((option) => {
     const throughput = throughputOf(option, kind);
     const cost = option.cost;
     const optionCurrency = cost?.currency ?? currency;
@@ -617,7 +729,8 @@ function renderOptions(options, kind, currency) {
     if (runHours) config.push(h("span", { class: "sub", text: t("config.runTime", { hours: number(runHours, 0) }) }));
     const fits = [h("span", { class: option.feasible ? "yes" : "no", text: t(option.feasible ? "fits.yes" : "fits.no") })];
     if (!option.meets_targets && option.unmet_targets?.length) {
-      fits.push(h("span", { class: "sub", text: t("fits.unmet", { targets: option.unmet_targets.join(", ") }) }));
+      const targets = option.unmet_targets.map(targetName).join(state.lang === "zh" ? "、" : ", ");
+      fits.push(h("span", { class: "sub", text: t("fits.unmet", { targets }) }));
     }
     const throughputCell = throughput
       ? [
@@ -650,32 +763,128 @@ function renderOptions(options, kind, currency) {
         ),
       );
     }
-    return [
-      h(
-        "tr",
-        { "data-rank": option.rank, class: "option" },
-        h("td", { class: "num rank", rowspan: 2, text: option.rank }),
-        h(
-          "th",
-          { scope: "row", id: rowId, class: "gpu" },
-          h("span", { text: option.gpu.name }),
-          h("span", { class: "sub", text: option.gpu.vendor.toUpperCase() }),
-        ),
-        h("td", { class: "stack" }, config),
-        h("td", { class: "stack" }, fits),
-        h("td", { class: "stack num" }, throughputCell),
-        h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
-        h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
-        h("td", { class: "stack" }, pricing),
+    const choose = h("input", {
+      type: "checkbox",
+      class: "choose",
+      id: `choose-${option.rank}`,
+      "data-rank": option.rank,
+      checked: state.chosen.includes(option.rank),
+    });
+    choose.addEventListener("change", () => chooseOption(option.rank, choose.checked));
+    const atLoad = withLoad ? atLoadCost(option, workload) : null;
+    const cells = {
+      rank: h("td", { class: "num rank", rowspan: 2, text: option.rank }),
+      gpu: h(
+        "th",
+        { scope: "row", id: rowId, class: "gpu" },
+        h("span", { class: "gpu-name", text: option.gpu.name }),
+        h("span", { class: "sub", text: option.gpu.vendor.toUpperCase() }),
+        h("span", { class: "choose-wrap" }, choose, h("label", { for: choose.id, text: t("choose.label") })),
       ),
+      config: h("td", { class: "stack" }, config),
+      fits: h("td", { class: "stack" }, fits),
+      throughput: h("td", { class: "stack num" }, throughputCell),
+      hourly: h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
+      monthly: h("td", { class: "num cost-monthly", text: money(cost?.monthly, optionCurrency) }),
+      unit: h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
+      atLoad: h("td", { class: "num cost-at-load", text: atLoad === null ? t("atLoad.same") : money(atLoad, optionCurrency) }),
+      pricing: h("td", { class: "stack" }, pricing),
+    };
+    for (const [id] of columns) if (id !== "gpu" && id !== "rank") cells[id].dataset.label = label(id);
+    return [
+      h("tr", { "data-rank": option.rank, class: "option" }, columns.map(([id]) => cells[id])),
       h(
         "tr",
         { class: "option-notes" },
-        h("td", { colspan: headings.length - 1, headers: rowId, class: "notes-cell" }, notes),
+        h("td", { colspan: columns.length - 1, headers: rowId, class: "notes-cell" }, notes),
       ),
     ];
   });
   $("tbody", table).replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------------------------------------- two options side by side
+
+function chooseOption(rank, on) {
+  const chosen = state.chosen.filter((item) => item !== rank);
+  if (on) chosen.push(rank);
+  // Two at a time: choosing a third lets the oldest go.
+  state.chosen = chosen.slice(-2);
+  for (const input of $$("#options input.choose")) input.checked = state.chosen.includes(Number(input.dataset.rank));
+  renderSideBySide();
+}
+
+function renderSideBySide() {
+  const section = $("#side-by-side");
+  const recommendation = state.recommendation;
+  const options = (recommendation?.options ?? []).filter((option) => state.chosen.includes(option.rank));
+  if (!recommendation || options.length < 2) {
+    section.hidden = true;
+    $("#side-hint").textContent = recommendation?.options?.length > 1 ? t("side.hint") : "";
+    return;
+  }
+  $("#side-hint").textContent = "";
+  section.hidden = false;
+  const kind = recommendation.workload?.kind ?? "inference";
+  const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
+  const currency = recommendation.currency;
+  const rows = [
+    ["col.config", (o) => `${t("config.gpus", { n: o.gpu_count })} · ${t("config.parallel", { tp: o.parallelism?.tensor ?? 1, pp: o.parallelism?.pipeline ?? 1, dp: o.parallelism?.data ?? 1 })}`],
+    ["col.fits", (o) => t(o.feasible ? "fits.yes" : "fits.no")],
+    ["side.memory", (o) => `${number(o.memory?.required_gb, 0)} / ${number(o.memory?.capacity_gb, 0)} GB`],
+    ["col.throughput", (o) => {
+      const throughput = throughputOf(o, kind);
+      return throughput ? `${number(throughput.range.expected)} ${throughput.unit}` : t("spec.notAvailable");
+    }],
+    ["col.hourly", (o) => money(o.cost?.hourly, o.cost?.currency ?? currency)],
+    ["col.monthly", (o) => money(o.cost?.monthly, o.cost?.currency ?? currency)],
+    [costLabel, (o) => money(o.cost?.[costField], o.cost?.currency ?? currency)],
+    ["col.pricing", (o) => (o.offer ? `${t(`pricing.${o.offer.pricing}`)} · ${o.offer.provider}` : t("pricing.none"))],
+    ["side.score", (o) => number(o.score, 2)],
+  ];
+  const [a, b] = options.sort((x, y) => x.rank - y.rank);
+  const difference = (field) => {
+    const x = a.cost?.[field];
+    const y = b.cost?.[field];
+    if (!x || !y) return null;
+    return t("side.difference", { gpu: shortGpuName(b.gpu.name), pct: number(((y - x) / x) * 100, 0) });
+  };
+  $("#side-table thead").replaceChildren(
+    h("tr", {}, h("td", {}), [a, b].map((o) => h("th", { scope: "col", text: `#${o.rank} ${o.gpu.name}` }))),
+  );
+  $("#side-table tbody").replaceChildren(
+    ...rows.map(([key, value]) => h("tr", {}, h("th", { scope: "row", text: t(key) }), [a, b].map((o) => h("td", { text: value(o) })))),
+  );
+  $("#side-note").textContent = difference("hourly") ?? "";
+}
+
+// ---------------------------------------------------------------------------------------------- CSV export
+
+function exportOptions() {
+  const recommendation = state.recommendation;
+  if (!recommendation) return;
+  const kind = recommendation.workload?.kind ?? "inference";
+  const costField = (KIND_COST[kind] ?? KIND_COST.inference)[0];
+  const header = ["rank", "gpu", "gpu_name", "gpu_count", "nodes", "tensor", "pipeline", "data", "feasible",
+    "meets_targets", "throughput", "throughput_unit", "currency", "hourly", "monthly", costField, "at_asked_load",
+    "pricing", "provider", "price_as_of", "score", "warnings"];
+  const rows = (recommendation.options ?? []).map((option) => {
+    const throughput = throughputOf(option, kind);
+    const atLoad = atLoadCost(option, recommendation.workload ?? {});
+    return [option.rank, option.gpu.id, option.gpu.name, option.gpu_count, option.nodes, option.parallelism?.tensor,
+      option.parallelism?.pipeline, option.parallelism?.data, option.feasible, option.meets_targets,
+      throughput?.range.expected, throughput?.unit, option.cost?.currency, option.cost?.hourly, option.cost?.monthly,
+      option.cost?.[costField], atLoad === null ? "" : Number(atLoad.toPrecision(6)), option.offer?.pricing,
+      option.offer?.provider, option.offer?.as_of, option.score, (option.warnings ?? []).join(" | ")];
+  });
+  download(`${recommendation.id}-options.csv`, csv([header, ...rows]));
+}
+
+function exportExcluded() {
+  const recommendation = state.recommendation;
+  if (!recommendation) return;
+  const rows = (recommendation.excluded ?? []).map((item) => [item.gpu, gpuName(item.gpu), item.reason]);
+  download(`${recommendation.id}-excluded.csv`, csv([["gpu", "gpu_name", "reason"], ...rows]));
 }
 
 function renderAssumptions(option) {
@@ -683,7 +892,7 @@ function renderAssumptions(option) {
     h(
       "tr",
       {},
-      h("th", { scope: "row", text: assumption.name }),
+      h("th", { scope: "row", text: named("assumption", assumption.name) }),
       h("td", { text: assumption.value }),
       h("td", { class: "source", text: assumption.source }),
     ),
@@ -697,164 +906,6 @@ function renderExcluded(excluded) {
     h("tr", {}, h("th", { scope: "row", text: gpuName(item.gpu) }), h("td", { text: item.reason })),
   );
   $("#excluded tbody").replaceChildren(...rows);
-}
-
-// ---------------------------------------------------------------------------------------------- chart
-
-/** A scale from data to pixels: linear from zero, or logarithmic when the values span more than 25x. */
-function scale(values, [from, to]) {
-  const low = Math.min(...values);
-  const high = Math.max(...values);
-  if (low > 0 && high / low > 25) {
-    const lo = Math.floor(Math.log10(low));
-    const hi = Math.ceil(Math.log10(high));
-    const ticks = [];
-    for (let exponent = lo; exponent <= hi; exponent += 1) {
-      for (const step of hi - lo > 4 ? [1] : [1, 2, 5]) {
-        const tick = step * 10 ** exponent;
-        if (tick >= 10 ** lo && tick <= 10 ** hi) ticks.push(tick);
-      }
-    }
-    const map = (value) => from + ((Math.log10(value) - lo) / (hi - lo || 1)) * (to - from);
-    return { map, ticks, log: true };
-  }
-  const rough = (high * 1.1 || 1) / 5;
-  const magnitude = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= rough);
-  const top = Math.ceil((high * 1.05 || 1) / step) * step;
-  const ticks = [];
-  for (let tick = 0; tick <= top + step / 2; tick += step) ticks.push(Number(tick.toPrecision(12)));
-  const map = (value) => from + (value / top) * (to - from);
-  return { map, ticks, log: false };
-}
-
-function drawChart(options, kind, currency) {
-  const svg = $("#chart");
-  const width = 720;
-  const height = 380;
-  const margin = { left: 82, right: 28, top: 18, bottom: 62 };
-  const unit = kind === "image_generation" ? t("unit.imagesPerHour") : t("unit.tokensPerSecond");
-  const costUnit = t("unit.perHour", { currency });
-  $("#chart-title").textContent = t("chart.title");
-  $("#chart-desc").textContent = t("chart.desc");
-  for (const child of Array.from(svg.children)) {
-    if (child.id !== "chart-title" && child.id !== "chart-desc") child.remove();
-  }
-  const points = [];
-  for (const option of options) {
-    const throughput = throughputOf(option, kind);
-    const cost = option.cost?.hourly;
-    if (throughput && cost > 0 && throughput.range.expected > 0) {
-      points.push({ option, x: cost, y: throughput.range.expected, throughput });
-    }
-  }
-  const missing = options.length - points.length;
-  $("#chart-note").textContent = missing ? t("chart.missing", { n: missing }) : "";
-  $("#chart-figure").hidden = points.length === 0;
-  if (!points.length) return;
-
-  const x = scale(points.map((p) => p.x), [margin.left, width - margin.right]);
-  const y = scale(points.map((p) => p.y), [height - margin.bottom, margin.top]);
-  const grid = s("g", { class: "grid" });
-  const axes = s("g", { class: "axes" });
-  for (const tick of x.ticks) {
-    const px = x.map(tick);
-    grid.append(s("line", { x1: px, x2: px, y1: margin.top, y2: height - margin.bottom }));
-    axes.append(s("text", { x: px, y: height - margin.bottom + 18, "text-anchor": "middle" }, number(tick)));
-  }
-  for (const tick of y.ticks) {
-    const py = y.map(tick);
-    grid.append(s("line", { x1: margin.left, x2: width - margin.right, y1: py, y2: py }));
-    axes.append(s("text", { x: margin.left - 8, y: py + 4, "text-anchor": "end" }, number(tick)));
-  }
-  axes.append(
-    s("line", { class: "axis", x1: margin.left, x2: width - margin.right, y1: height - margin.bottom, y2: height - margin.bottom }),
-    s("line", { class: "axis", x1: margin.left, x2: margin.left, y1: margin.top, y2: height - margin.bottom }),
-    s(
-      "text",
-      { class: "axis-title", x: (margin.left + width - margin.right) / 2, y: height - 14, "text-anchor": "middle" },
-      t("chart.x", { unit: costUnit }) + (x.log ? ` · ${t("chart.log")}` : ""),
-    ),
-    s(
-      "text",
-      {
-        class: "axis-title",
-        x: -(margin.top + height - margin.bottom) / 2,
-        y: 18,
-        transform: "rotate(-90)",
-        "text-anchor": "middle",
-      },
-      t("chart.y", { unit }) + (y.log ? ` · ${t("chart.log")}` : ""),
-    ),
-  );
-  // Labels keep clear of every point and of each other.
-  const placed = points.map((point) => ({ left: x.map(point.x) - 7, top: y.map(point.y) - 7, width: 14, height: 14 }));
-  const marks = s("g", { class: "marks" });
-  // Draw the best option last so it sits on top.
-  for (const point of [...points].reverse()) {
-    const px = x.map(point.x);
-    const py = y.map(point.y);
-    const label = `#${point.option.rank} ${shortGpuName(point.option.gpu.name)}`;
-    const box = labelBox(label, px, py, placed, { left: margin.left, right: width - margin.right, top: margin.top, bottom: height - margin.bottom });
-    placed.push(box);
-    const description = t("chart.point", {
-      rank: point.option.rank,
-      gpu: point.option.gpu.name,
-      cost: money(point.x, point.option.cost.currency ?? currency),
-      throughput: `${number(point.y)} ${point.throughput.unit}`,
-    });
-    marks.append(
-      s(
-        "g",
-        { class: point.option.rank === 1 ? "point best" : "point", "data-rank": point.option.rank },
-        s("title", {}, description),
-        box.top > py + 2 || box.top + box.height < py - 2
-          ? s("line", {
-              class: "leader",
-              x1: px,
-              y1: py,
-              x2: box.anchor === "start" ? box.left : box.left + box.width,
-              y2: box.top + box.height / 2,
-            })
-          : null,
-        s("circle", { cx: px, cy: py, r: point.option.rank === 1 ? 7 : 5.5 }),
-        s("text", { x: box.textX, y: box.textY, "text-anchor": box.anchor }, label),
-      ),
-    );
-  }
-  svg.append(grid, axes, marks);
-}
-
-/** Where a point's label goes: right of it, else left, moved up or down to miss the labels already placed. */
-function labelBox(label, px, py, placed, bounds) {
-  const width = label.length * 6.6 + 4;
-  const heightPx = 14;
-  const gap = 6;
-  const candidates = [];
-  for (const dy of [0, -14, 14, -28, 28, -42, 42]) {
-    candidates.push({ anchor: "start", left: px + 9, dy }, { anchor: "end", left: px - 9 - width, dy });
-  }
-  const fits = (box) =>
-    box.left >= bounds.left &&
-    box.left + width <= bounds.right + 20 &&
-    box.top >= bounds.top - 10 &&
-    box.top + heightPx <= bounds.bottom + 4 &&
-    !placed.some(
-      (other) =>
-        box.left < other.left + other.width + gap &&
-        other.left < box.left + width + gap &&
-        box.top < other.top + other.height &&
-        other.top < box.top + heightPx,
-    );
-  for (const candidate of candidates) {
-    const box = { left: candidate.left, top: py - 10 + candidate.dy, width, height: heightPx };
-    if (fits(box)) {
-      return { ...box, anchor: candidate.anchor, textX: candidate.anchor === "start" ? box.left : box.left + width, textY: box.top + 11 };
-    }
-  }
-  const left = px + 9 + width <= bounds.right + 20 ? px + 9 : px - 9 - width;
-  const anchor = left > px ? "start" : "end";
-  return { left, top: py - 10, width, height: heightPx, anchor, textX: anchor === "start" ? left : left + width, textY: py + 1 };
 }
 
 // ---------------------------------------------------------------------------------------------- share link
@@ -998,8 +1049,13 @@ function wire() {
   }
   field("kind").addEventListener("change", updateKind);
   field("method").addEventListener("change", updateKind);
+  field("cm_attention").addEventListener("change", updateCustomModel);
   field("model").addEventListener("change", () => {
     state.modelChoice[state.kind] = field("model").value;
+    updateCustomModel();
+  });
+  field("precision").addEventListener("change", () => {
+    state.precisionChoice[state.kind] = field("precision").value;
   });
   form().addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1012,6 +1068,23 @@ function wire() {
     }
   });
   $("#copy-link").addEventListener("click", copyLink);
+  $("#export-options").addEventListener("click", exportOptions);
+  $("#export-excluded").addEventListener("click", exportExcluded);
+  $("#print").addEventListener("click", () => window.print());
+  // A closed <details> prints closed: the exclusions are part of the answer on paper.
+  window.addEventListener("beforeprint", () => {
+    $("#excluded").open = true;
+  });
+  // The chart is drawn at its shown size: again when that changes (a phone turned, a window resized).
+  let drawnWidth = 0;
+  new ResizeObserver(() => {
+    const width = chartWidth($("#chart"));
+    if (width === drawnWidth || !state.recommendation) return;
+    drawnWidth = width;
+    const recommendation = state.recommendation;
+    const kind = recommendation.workload?.kind ?? "inference";
+    drawChart(recommendation.options ?? [], kind, recommendation.currency, chartContext);
+  }).observe($("#chart-figure"));
   $("#compare-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const ids = chosenGpus();
@@ -1023,6 +1096,37 @@ function wire() {
   });
 }
 
+// The chart's module, given the page's translation and formatting.
+const chartContext = {
+  t: (key, values) => t(key, values),
+  money: (value, currency) => money(value, currency),
+  number: (value, digits) => number(value, digits),
+  throughputOf: (option, kind) => throughputOf(option, kind),
+  shortGpuName: (name) => shortGpuName(name),
+};
+
+// The rent-or-buy tab: its own module, given what it needs from the page.
+const tcoContext = {
+  t: (key, values) => t(key, values),
+  lang: () => state.lang,
+  money: (value, currency) => money(value, currency),
+  // Axis figures: "$480K" rather than a cut-off "$478,625".
+  compactMoney: (value, currency) =>
+    new Intl.NumberFormat(locale(state.lang), {
+      style: "currency",
+      currency,
+      currencyDisplay: "narrowSymbol",
+      notation: "compact",
+      maximumFractionDigits: 1,
+    }).format(value),
+  number: (value, digits) => number(value, digits),
+  api: (path, options) => api(path, options),
+  clearAlert: () => clearAlert(),
+  showError: (error) => showError(error),
+  gpus: () => state.gpus,
+  relanguage: async () => {},
+};
+
 async function start() {
   const params = new URLSearchParams(location.search);
   const asked = params.get("lang");
@@ -1031,6 +1135,7 @@ async function start() {
   const sharedId = params.get("rec");
   const compareIds = (params.get("compare") ?? "").split(",").filter(Boolean).slice(0, 4);
   if (compareIds.length || params.get("view") === "compare") state.view = "compare";
+  if (params.get("view") === "tco") state.view = "tco";
   // The address stays as it came until what it names is loaded.
   selectView(state.view, { keepUrl: true });
   setLoading("loading.catalog");
@@ -1052,6 +1157,7 @@ async function start() {
     const gpu = state.gpus.find((item) => item.id === id || item.aliases?.includes(id));
     if (gpu && compareSelects[index]) compareSelects[index].value = gpu.id;
   });
+  initTco(tcoContext);
   updateKind();
   applyLanguage();
   document.body.dataset.ready = "true";

@@ -210,7 +210,9 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
             fewest = PLANNERS[plan.kind](relaxed, gpu).gpu_count
         reasons.append(plan.say("needs_at_least", gpus=fewest, gpu=gpu.name))
     except Excluded:
-        pass
+        fewest = None
+    if plan.kind == "inference":
+        reasons += _smaller_precisions(relaxed, gpu, fewest)
     capacity = usable_memory_bytes(gpu) * gpu_count / GB
     needs = requirements(plan)
     needed = needs.min_memory_gb
@@ -246,3 +248,25 @@ def _banded(plan: Plan, candidate: Candidate) -> PerformanceEstimate:
     ledger = plan.catalog.accuracy
     spread = ledger.spread(family_of(candidate.gpu), plan.kind) if ledger is not None else 0.0
     return widen(candidate.performance, spread)
+
+
+# Weights a serving engine can load in fewer bytes, each with the GPU capability it needs.
+SMALLER_PRECISIONS = (("fp8", "supports_fp8"), ("int4", None))
+
+
+def _smaller_precisions(relaxed: Plan, gpu: Gpu, fewest: int | None) -> list[str]:
+    """ "At FP8 it fits on N x GPU": each lower weight precision the GPU runs that needs fewer GPUs than now."""
+    workload = relaxed.resolved.workload
+    assert isinstance(workload, InferenceWorkload) and workload.precision is not None
+    found = []
+    for precision, capability in SMALLER_PRECISIONS:
+        if BYTES_PER_PARAM[precision] >= BYTES_PER_PARAM[workload.precision]:
+            continue
+        if capability is not None and not getattr(gpu, capability):
+            continue
+        lower = msgspec.structs.replace(workload, precision=precision)
+        resolved = dataclasses.replace(relaxed.resolved, workload=lower)
+        gpus = smallest_copy(dataclasses.replace(relaxed, resolved=resolved, memo={}), gpu)
+        if gpus is not None and (fewest is None or gpus < fewest):
+            found.append(relaxed.say("fits_at_precision", precision=precision.upper(), gpus=gpus, gpu=gpu.name))
+    return found

@@ -207,7 +207,7 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
         requirements=requirements(plan),
         options=options,
         excluded=excluded,
-        summary=recommendation_summary(plan.kind, options, excluded, lang),
+        summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from domain.catalog import Gpu
+from domain.explain import pricing_name
 from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
 from domain.pricing import Rental, can_host, rent
 from domain.serving import compute_tflops
@@ -55,10 +56,10 @@ def unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
         return "（目录中没有人出租）" if plan.lang == "zh" else " (nobody in the catalog rents it)"
     if plan.offers(gpu):
         return None
-    models = sorted({o.pricing for o in offers})
+    models = ", ".join(pricing_name(pricing, plan.lang) for pricing in sorted({o.pricing for o in offers}))
     if plan.lang == "zh":
-        return f"（现有报价的计价方式：{', '.join(models)}）"
-    return f" (offers exist as {', '.join(models)})"
+        return f"（现有报价的计价方式：{models}）"
+    return f" (offers exist as {models})"
 
 
 def machine_detail(plan: Plan, per_machine: int) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from datetime import datetime
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -525,3 +527,27 @@ async def test_429s_are_counted(private_sqlite_url: str) -> None:
         after = await metrics(client)
     assert statuses == [200, 200, 429, 429, 429]
     assert sample(after, "gpu_advisor_rate_limited_total") - sample(before, "gpu_advisor_rate_limited_total") == 3
+
+
+def test_auto_log_format_is_text_on_a_terminal_and_json_elsewhere(restored_logging: None, tmp_path: Path) -> None:
+    leader, follower = os.openpty()
+    with os.fdopen(follower, "w", closefd=True) as terminal, (tmp_path / "log").open("w") as file:
+        assert terminal.isatty()
+        for stream, log_format, expected in [
+            (terminal, "auto", "text"),
+            (file, "auto", "json"),
+            (terminal, "json", "json"),
+            (file, "text", "text"),
+        ]:
+            configure_logging("INFO", log_format, stream)
+            is_json = isinstance(logging.getLogger().handlers[0].formatter, JsonFormatter)
+            assert is_json == (expected == "json"), (stream, log_format)
+    os.close(leader)
+    assert Settings().log_format == "auto"
+
+
+def test_json_lines_carry_no_ansi_colour_codes() -> None:
+    # uvicorn passes its message again, coloured, as `color_message`.
+    entry = logging.makeLogRecord({"msg": "Started server process", "color_message": "\x1b[36mStarted\x1b[0m"})
+    line = JsonFormatter().format(entry)
+    assert "\x1b" not in line and "\\u001b" not in line and json.loads(line)["message"] == "Started server process"

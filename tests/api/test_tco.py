@@ -11,7 +11,7 @@ from litestar.testing import AsyncTestClient
 from api import examples
 
 Client = AsyncTestClient[Litestar]
-H100 = examples.TCO_REQUESTS["8x H100 bought vs rented for 3 years at 60% utilisation"]
+H100 = examples.TCO_REQUESTS["8x H100 bought vs rented for 3 years at 60% utilization"]
 
 
 @pytest.mark.parametrize("summary", list(examples.TCO_REQUESTS))

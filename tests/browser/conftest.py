@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -133,10 +134,19 @@ class Portal:
         return save_screenshot(self.page, self.screenshots, name)
 
 
-@pytest.fixture
-def portal_page(browser: Browser, portal: LiveServer, screenshots: Path) -> Iterator[Portal]:
-    """A fresh browser context on the page; the test fails if the page logged errors or left the origin."""
-    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+# A phone (the size of a common one, in CSS pixels): no sideways scrolling, options as cards.
+PHONE = {"width": 390, "height": 844}
+
+
+@contextmanager
+def watched_page(
+    browser: Browser, portal: LiveServer, screenshots: Path, viewport: dict[str, int] = VIEWPORT
+) -> Iterator[Portal]:
+    """A fresh browser context on the page; fails if the page logged errors or left the origin."""
+    phone = viewport["width"] < 600
+    context = browser.new_context(
+        viewport=viewport, locale="en-US", accept_downloads=True, is_mobile=phone, has_touch=phone
+    )
     context.set_default_timeout(15_000)
     page = context.new_page()
     watch = Watch(origin=portal.url)
@@ -149,3 +159,19 @@ def portal_page(browser: Browser, portal: LiveServer, screenshots: Path) -> Iter
     finally:
         context.close()
     assert not watch.problems, "\n".join(watch.problems)
+
+
+@pytest.fixture
+def portal_page(browser: Browser, portal: LiveServer, screenshots: Path) -> Iterator[Portal]:
+    """The page on a laptop screen."""
+    with watched_page(browser, portal, screenshots) as opened:
+        yield opened
+
+
+@pytest.fixture(params=[VIEWPORT, PHONE], ids=["1366x768", "390x844"])
+def sized_page(
+    request: pytest.FixtureRequest, browser: Browser, portal: LiveServer, screenshots: Path
+) -> Iterator[Portal]:
+    """The page on a laptop screen and on a phone."""
+    with watched_page(browser, portal, screenshots, request.param) as opened:
+        yield opened

@@ -173,8 +173,7 @@ def test_rejected_input_shows_the_problem(portal_page: Portal) -> None:
         }"""
     )
     page.click("#submit")
-    expect(alert).to_contain_text("workload.concurrency")
-    expect(alert).to_contain_text("Invalid workload.concurrency")
+    expect(alert).to_contain_text("Concurrent requests: at most 1,000,000.")
     assert page.get_attribute("#f-concurrency", "aria-invalid") == "true"
     # A model the service does not know: the detail and the field.
     page.fill("#f-concurrency", "8")
@@ -187,7 +186,7 @@ def test_rejected_input_shows_the_problem(portal_page: Portal) -> None:
     )
     page.click("#submit")
     expect(alert).to_contain_text("no model 'gpt-9-ultra'")
-    expect(alert).to_contain_text("workload.model:")
+    expect(alert).to_contain_text("Model: no model")
     assert page.get_attribute("#f-model", "aria-invalid") == "true"
     assert page.locator("#results-body").is_hidden()
     print(portal_page.screenshot("error"))

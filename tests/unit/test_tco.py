@@ -134,7 +134,7 @@ def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference:
     # A 1M USD server costs more than three years of RunPod's 2.69 per GPU-hour for 8 GPUs at full use (565k).
     result = run(reference, **SEED_CASE | {"providers": None, "purchase_usd": 1_000_000}, utilization=1.0)
     assert result.break_even_utilization is None and result.cheaper == "rent"
-    assert "stays cheaper even at full utilisation" in result.summary
+    assert "stays cheaper even at full utilization" in result.summary
 
 
 def test_reserved_rent_does_not_depend_on_utilization(reference: Catalog) -> None:
