@@ -109,6 +109,7 @@ def server_config(
         h11_max_incomplete_event_size=settings.max_header_bytes,
         log_level=settings.log_level.lower(),
         proxy_headers=True,
+        timeout_graceful_shutdown=settings.shutdown_drain_s,
         **kwargs,
     )
 

@@ -186,13 +186,19 @@ def image_environment() -> dict[str, str]:
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_the_metrics_folder_is_a_writable_mount(overlay: str) -> None:
+def test_every_folder_the_service_writes_is_a_writable_mount(overlay: str) -> None:
     objects = rendered(overlay)
-    folder = (image_environment() | config_data(objects)).get("PROMETHEUS_MULTIPROC_DIR")
+    environment = image_environment() | config_data(objects)
     container = api_container(objects)
-    assert folder, "an empty PROMETHEUS_MULTIPROC_DIR still turns on multi-process metrics, writing to the cwd"
-    assert folder in {mount["mountPath"] for mount in container["volumeMounts"]}
+    mounts = {Path(mount["mountPath"]) for mount in container["volumeMounts"]}
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    metrics = environment.get("PROMETHEUS_MULTIPROC_DIR")
+    # Set at all, even empty, the variable turns multi-process metrics on, writing into the working directory.
+    assert metrics, "PROMETHEUS_MULTIPROC_DIR must name a folder"
+    spool = Settings.from_env(environment).pending_spool_dir
+    assert spool is not None
+    for folder in (Path(metrics), Path(spool)):
+        assert folder.is_absolute() and any(folder.is_relative_to(mount) for mount in mounts), folder
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from api.server import server_config
 from api.settings import Settings, SettingsError
 from bench.live_server import HOST, free_port, server_env, start_server, stop_server, wait_until_ready
 
@@ -51,3 +52,8 @@ def test_the_drain_setting() -> None:
     for bad in ("-1", "soon", "1.5"):
         with pytest.raises(SettingsError, match="GPU_ADVISOR_SHUTDOWN_DRAIN_S"):
             Settings.from_env({"GPU_ADVISOR_SHUTDOWN_DRAIN_S": bad})
+
+
+def test_the_served_configuration_carries_the_drain() -> None:
+    settings = Settings(shutdown_drain_s=7)
+    assert server_config("api.app:create_app_from_env", settings, host=HOST, port=8000).timeout_graceful_shutdown == 7
