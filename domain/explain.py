@@ -446,6 +446,13 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "rent_offer": ("rental offer", "租用报价"),
     "break_even_rent": ("break-even against", "盈亏平衡对比"),
     "break_even_month": ("break-even month", "回本月份"),
+    "engine": ("serving engine", "推理引擎"),
+    "latency_definitions": ("latency definitions", "延迟定义"),
+    "fp8_decode_share_of_byte_saving": (
+        "FP8 decode: share of the byte saving realized",
+        "FP8 解码实际获得的带宽节省比例",
+    ),
+    "expert_all_to_all_us": ("expert all-to-all per MoE layer (µs)", "每个 MoE 层专家全交换（微秒）"),
 }
 
 

@@ -42,7 +42,7 @@ VERSION_DEADLINE_S = 2.0
 STATE_DEADLINE_S = 10.0
 # Three servers importing their modules at once on a small machine: 90 s at most (0.2 s apart) for each.
 READY_TRIES = 450
-OFFER_ID = "digitalocean-h200-on-demand"
+OFFER_ID = "coreweave-h200-on-demand"
 MODELS = ("llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "llama-3.1-70b")
 
 
