@@ -40,6 +40,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "reason": ("reason", "原因"),
     "summary": ("Summary", "总结"),
     "assumptions": ("Assumptions", "假设"),
+    "launch": ("How to run it", "运行方式"),
     "name": ("name", "名称"),
     "value": ("value", "取值"),
     "source": ("source", "来源"),
@@ -330,6 +331,16 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
     return _block(title, table)
 
 
+def _launch(option: Option, lang: Lang, title: str) -> list[RenderableType]:
+    """Why this layout, and its command one flag a line (a wrapped line would break a paste into a shell)."""
+    if option.launch is None:
+        return []
+    command = option.launch.command.replace(" --", " \\\n    --")
+    lines: list[RenderableType] = [Text(option.layout_reason)] if option.layout_reason else []
+    lines.append(Text(command, no_wrap=True, overflow="ignore"))
+    return [_block(title, *lines)]
+
+
 def _requirements(result: Recommendation, lang: Lang) -> Text:
     needs = result.requirements
     parts = [label("weights", lang, gb=needs.weights_gb), label("min_memory", lang, gb=needs.min_memory_gb)]
@@ -362,6 +373,7 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
     parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
+        parts += _launch(best, lang, f"{label('launch', lang)} (#1 {best.gpu.name})")
         title = f"{label('assumptions', lang)} (#1 {best.gpu.name})"
         parts.append(_assumptions(best.assumptions, lang, title, sources=False))
     parts.append(Text(label("footer", lang, id=result.id, version=result.catalog_version), style="dim"))
@@ -383,6 +395,7 @@ def estimate_view(option: Option, lang: Lang) -> list[RenderableType]:
             "cheaper": cheaper,
         }
         parts.append(Text(label("tco_hint", lang, **figures)))
+    parts += _launch(option, lang, label("launch", lang))
     if option.assumptions:
         parts.append(_assumptions(option.assumptions, lang, label("assumptions", lang), sources=False))
     return parts

@@ -763,6 +763,7 @@ function renderOptions(options, kind, currency, workload) {
         ),
       );
     }
+    if (option.launch) notes.push(launchBlock(option));
     const choose = h("input", {
       type: "checkbox",
       class: "choose",
@@ -885,6 +886,23 @@ function exportExcluded() {
   if (!recommendation) return;
   const rows = (recommendation.excluded ?? []).map((item) => [item.gpu, gpuName(item.gpu), item.reason]);
   download(`${recommendation.id}-excluded.csv`, csv([["gpu", "gpu_name", "reason"], ...rows]));
+}
+
+// The engine's command for the option's layout, with why this layout, and a button that copies the command.
+function launchBlock(option) {
+  const copy = h("button", { type: "button", class: "copy", text: t("launch.copy") });
+  copy.addEventListener("click", async () => {
+    await navigator.clipboard?.writeText(option.launch.command);
+    copy.textContent = t("launch.copied");
+  });
+  return h(
+    "details",
+    { class: "launch" },
+    h("summary", { text: t("launch.heading") }),
+    option.layout_reason ? h("p", { text: option.layout_reason }) : null,
+    h("pre", {}, h("code", { text: option.launch.command })),
+    copy,
+  );
 }
 
 function renderAssumptions(option) {

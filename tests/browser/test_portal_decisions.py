@@ -335,3 +335,17 @@ def test_your_own_model(portal_page: Portal, lang: str) -> None:
     page.click("#submit")
     expect(page.locator("#alert")).to_contain_text("自定义模型" if lang == "zh" else "Your own model")
     expect(page.locator("#results-body")).to_be_hidden()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_option_shows_how_to_run_it_with_a_copy_button(sized_page: Portal, lang: str) -> None:
+    page = sized_page.page
+    open_in(sized_page, lang)
+    submit_and_wait(page)
+    block = page.locator("#options details.launch").first
+    block.locator("summary").click()
+    command = block.locator("pre code").inner_text()
+    assert command.startswith("vllm serve ") and "--tensor-parallel-size" in command, command
+    expect(block.locator("button.copy")).to_have_text("复制命令" if lang == "zh" else "Copy command")
+    no_horizontal_scroll(page)
+    shoot(sized_page, "launch", lang)
