@@ -374,10 +374,30 @@ function updateCustomModel() {
     element.hidden = !on;
     setDisabled(element, !on);
   }
+  // A pasted config.json says everything the figures would: they are neither needed nor sent.
+  if (shown && field("cm_config").value.trim() !== "") {
+    for (const control of $$("input, select", section)) if (control !== field("cm_name")) control.disabled = true;
+  }
+}
+
+/** The pasted config.json as an object; a RequestError in the page's words when it is not one. */
+function pastedConfig() {
+  const text = field("cm_config").value.trim();
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // fall through to the message below
+  }
+  throw new RequestError(t("custom.configInvalid"));
 }
 
 function customModel() {
-  const model = { name: field("cm_name").value.trim() || "custom model", attention: field("cm_attention").value };
+  const name = field("cm_name").value.trim() || "custom model";
+  const config = pastedConfig();
+  if (config) return { name, hf_config: config };
+  const model = { name, attention: field("cm_attention").value };
   for (const name of CUSTOM_NUMBERS) {
     const value = numberOf(`cm_${name}`);
     if (value !== undefined) model[name] = value;
@@ -1068,6 +1088,7 @@ function wire() {
   field("kind").addEventListener("change", updateKind);
   field("method").addEventListener("change", updateKind);
   field("cm_attention").addEventListener("change", updateCustomModel);
+  field("cm_config").addEventListener("input", updateCustomModel);
   field("model").addEventListener("change", () => {
     state.modelChoice[state.kind] = field("model").value;
     updateCustomModel();
@@ -1077,7 +1098,15 @@ function wire() {
   });
   form().addEventListener("submit", (event) => {
     event.preventDefault();
-    recommend(buildRequest(), { reveal: true });
+    let body;
+    try {
+      body = buildRequest();
+    } catch (error) {
+      if (!(error instanceof RequestError)) throw error;
+      showError(error);
+      return;
+    }
+    recommend(body, { reveal: true });
   });
   form().addEventListener("input", (event) => {
     event.target.removeAttribute?.("aria-invalid");

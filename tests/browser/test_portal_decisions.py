@@ -349,3 +349,25 @@ def test_each_option_shows_how_to_run_it_with_a_copy_button(sized_page: Portal, 
     expect(block.locator("button.copy")).to_have_text("复制命令" if lang == "zh" else "Copy command")
     no_horizontal_scroll(page)
     shoot(sized_page, "launch", lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_your_own_model_from_a_pasted_config_json(portal_page: Portal, lang: str) -> None:
+    page = portal_page.page
+    config = (Path(__file__).parents[1] / "fixtures" / "hf_configs" / "qwen3-32b.json").read_text()
+    open_in(portal_page, lang)
+    page.select_option("#f-model", "__custom__")
+    page.fill("#f-cm-name", "our-qwen")
+    page.fill("#f-cm-config", config)
+    expect(page.locator("#f-cm-params")).to_be_disabled()  # the figures are not needed
+    body = sent_body(page, lambda: page.click("#submit"))
+    custom = body["workload"]["custom_model"]
+    assert custom["name"] == "our-qwen" and custom["hf_config"]["model_type"] == "qwen3", custom
+    assert "params_b" not in custom
+    page.wait_for_selector("#options tbody tr.option")
+    assert option_rows(page)
+    # Not JSON: the page says so in its own words and sends nothing.
+    page.fill("#f-cm-config", "{not json")
+    page.click("#submit")
+    expect(page.locator("#alert")).to_contain_text("config.json")
+    shoot(portal_page, "own-model-config", lang)
