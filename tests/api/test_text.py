@@ -21,7 +21,8 @@ from litestar.testing import AsyncTestClient
 from domain import efficiency
 from domain.catalog import Catalog
 from domain.estimates import Option
-from domain.explain import MESSAGES, assumption_name, estimate_summary, money, provider_name, say
+from domain.explain import assumption_name, estimate_summary, money, provider_name, say
+from domain.messages import MESSAGES
 
 Client = AsyncTestClient[Litestar]
 WORD = re.compile(r"[A-Za-z][A-Za-z_-]*[A-Za-z]|[A-Za-z]")
