@@ -51,9 +51,11 @@ def _rejected(errors: list[FieldError]) -> ProblemError:
 
 async def _write(services: Services, upserts: list[Offer], deletes: list[str], actor: str) -> WriteReport:
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
+    # The snapshot served here, when it came from the database, lets the write skip reading the catalog back.
+    current = services.view.catalog if services.view.source == "database" else None
     try:
         async with services.sessions() as session, session.begin():
-            report = await write_offers(session, upserts, deletes, actor=actor)
+            report = await write_offers(session, upserts, deletes, actor=actor, current=current)
     except CatalogError as error:
         problems = "; ".join(error.problems)
         raise ProblemError(400, f"Nothing was changed: {problems}", type_="/problems/validation") from None
@@ -69,7 +71,7 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
         ) from None
     if report.changed:
         try:
-            await services.catalog_changed()
+            await services.catalog_changed(report.catalog)
         except Exception as error:  # committed already: the poller of every instance will catch up
             log.warning("reload after a committed offer change failed: %s", error)
     return report
