@@ -23,6 +23,7 @@ from api.problems import ProblemError, not_found, problem_responses
 from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
+from api.storable_text import STORABLE_PATTERN
 from api.storage.database import DATABASE_ERRORS, refused_data
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
 from domain.catalog import CatalogError, Offer
@@ -30,11 +31,12 @@ from domain.catalog import CatalogError, Offer
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
+ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
 OFFER_ID = Annotated[
     str,
     Parameter(
         description="Offer id (lowercase letters, digits, dots and hyphens).",
-        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        pattern=ID_PATTERN,
         max_length=64,
         examples=[Example(value="digitalocean-h100-sxm-on-demand")],
     ),
@@ -162,7 +164,19 @@ class _BulkOperation(Operation):
                         properties={
                             "offers": Schema(
                                 type=OpenAPIType.ARRAY,
-                                items=Reference(ref="#/components/schemas/OfferWrite"),
+                                # A row names its offer itself (a PUT takes the id from the path).
+                                items=Schema(
+                                    all_of=[
+                                        Reference(ref="#/components/schemas/OfferWrite"),
+                                        Schema(
+                                            required=["id"],
+                                            properties={
+                                                "id": Schema(type=OpenAPIType.STRING, pattern=ID_PATTERN, max_length=64)
+                                            },
+                                        ),
+                                    ]
+                                ),
+                                min_items=1,
                                 max_items=MAX_ROWS,
                             )
                         },
@@ -170,7 +184,9 @@ class _BulkOperation(Operation):
                     examples={"one offer": Example(value={"offers": [examples.OFFER]})},
                 ),
                 MEDIA_CSV: OpenAPIMediaType(
-                    schema=Schema(type=OpenAPIType.STRING, description=f"Header: {CSV_HEADER}"),
+                    schema=Schema(
+                        type=OpenAPIType.STRING, description=f"Header: {CSV_HEADER}", pattern=STORABLE_PATTERN
+                    ),
                     examples={"one offer": Example(value=examples.OFFER_CSV)},
                 ),
             },
