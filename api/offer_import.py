@@ -10,8 +10,8 @@ from typing import Any
 
 import msgspec
 
+from api.http.problems import field_in_message, plain_message
 from api.json_numbers import convert_with_integral_floats
-from api.problems import field_in_message, plain_message
 from api.schemas import FieldError, OfferWrite
 from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Catalog, Offer

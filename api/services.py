@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from api.cache import Cache, LocalCache, RedisCache, TieredCache
 from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
+from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS
-from api.rate_limit import RateLimiter
 from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings

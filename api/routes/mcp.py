@@ -6,7 +6,7 @@ import msgspec
 from litestar.handlers import asgi
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from api.problems import PROBLEM_MEDIA_TYPE
+from api.http.problems import PROBLEM_MEDIA_TYPE
 from api.routes.tools import MCP_PATH
 from api.schemas import Problem
 

@@ -16,11 +16,11 @@ from litestar.openapi.spec.enums import OpenAPIType
 from litestar.params import Body, Parameter
 
 from api import examples
-from api.auth import SECURITY, require_api_key
 from api.catalog_view import offer_read
+from api.http.auth import SECURITY, require_api_key
+from api.http.problems import ProblemError, not_found, problem_responses
+from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
-from api.problems import ProblemError, not_found, problem_responses
-from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
 from api.storable_text import STORABLE_PATTERN

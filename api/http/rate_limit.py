@@ -13,9 +13,9 @@ from typing import Any
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
-from api.auth import API_KEY_HEADER
+from api.http.auth import API_KEY_HEADER
+from api.http.problems import PROBLEM_MEDIA_TYPE, rate_limited_body
 from api.metrics import RATE_LIMITED
-from api.problems import PROBLEM_MEDIA_TYPE, rate_limited_body
 from api.redis_link import RedisLink, RedisUnavailable
 
 KEY_PREFIX = "gpu-advisor:ratelimit:"

@@ -8,8 +8,8 @@ import msgspec
 from litestar import Request
 from litestar.exceptions import ValidationException
 
+from api.http.problems import ProblemError, field_in_message, plain_message
 from api.json_numbers import convert_with_integral_floats, wants_int_not_float
-from api.problems import ProblemError, field_in_message, plain_message
 from api.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from litestar.types import (
     Send,
 )
 
-from api.problems import PROBLEM_MEDIA_TYPE
+from api.http.problems import PROBLEM_MEDIA_TYPE
 from api.schemas import Problem
 
 _TIMEOUT_BODY = msgspec.json.encode(
