@@ -58,6 +58,7 @@ ENV PATH="/app/.venv/bin:${PATH}" \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     DATABASE_URL=sqlite+aiosqlite:////app/data/gpu-advisor.db \
+    GPU_ADVISOR_PENDING_SPOOL_DIR=/app/data/spool \
     PROMETHEUS_MULTIPROC_DIR=/tmp/gpu-advisor-metrics
 
 USER 10001:10001

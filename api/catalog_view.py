@@ -23,6 +23,7 @@ from api.schemas import (
     SupportsRead,
     SystemRead,
 )
+from api.storage.reference import with_ledger
 from domain.catalog import Catalog, Gpu, Offer, Pricing
 from domain.compare import compare_gpus
 from domain.estimates import Lang
@@ -87,7 +88,7 @@ class CatalogView:
     __slots__ = ("catalog", "gpus", "loaded_at", "models", "providers", "source", "systems", "version")
 
     def __init__(self, catalog: Catalog, *, source: CatalogSource, loaded_at: datetime) -> None:
-        self.catalog = catalog
+        self.catalog = with_ledger(catalog)
         self.version = catalog.version
         self.source: CatalogSource = source
         self.loaded_at = loaded_at

@@ -8,19 +8,23 @@ from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.problems import ProblemError
+from api.http.problems import ProblemError
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS, refused_data
-from domain.catalog import CatalogError
+from domain.catalog import Catalog, CatalogError
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
 
 async def commit_change(
-    services: Services, work: Callable[[AsyncSession], Awaitable[R]], changed: Callable[[R], bool]
+    services: Services,
+    work: Callable[[AsyncSession], Awaitable[R]],
+    changed: Callable[[R], bool],
+    snapshot: Callable[[R], Catalog | None] = lambda _: None,
 ) -> R:
-    """Run `work` in one transaction; when it changed the catalog, every instance reloads."""
+    """Run `work` in one transaction; when it changed the catalog, every instance reloads (this one from the
+    committed `snapshot` when the work has it, without reading the catalog back)."""
     try:
         async with services.sessions() as session, session.begin():
             report = await work(session)
@@ -39,7 +43,7 @@ async def commit_change(
         ) from None
     if changed(report):
         try:
-            await services.catalog_changed()
+            await services.catalog_changed(snapshot(report))
         except Exception as error:  # committed already: the poller of every instance will catch up
             log.warning("reload after a committed catalog change failed: %s", error)
     return report

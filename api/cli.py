@@ -155,8 +155,7 @@ def main() -> None:
 @click.option("--migrate/--no-migrate", default=None, help="Apply migrations and seed first [default: on].")
 def serve(host: str, port: int, workers: int, migrate: bool | None) -> None:
     """Run the HTTP service (SQLite file and in-process cache when nothing is configured)."""
-    import uvicorn
-
+    from api.server import run as run_server
     from api.storage.bootstrap import migrate_and_seed
 
     settings = _settings()
@@ -168,16 +167,8 @@ def serve(host: str, port: int, workers: int, migrate: bool | None) -> None:
         f"gpu-advisor on http://{host}:{port} (database: {settings.database_url.split('://')[0]}, "
         f"cache: {'redis' if settings.redis_url else 'in-process'}, workers: {workers})"
     )
-    uvicorn.run(
-        "api.app:create_app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=settings.log_level.lower(),
-        proxy_headers=True,
-        timeout_graceful_shutdown=settings.shutdown_drain_s,
-    )
+    # api.server bounds request heads, times out slow clients and exits non-zero when the app cannot start.
+    run_server("api.app:create_app_from_env", settings, host=host, port=port, workers=workers, factory=True)
 
 
 @main.command()

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from api.request_context import request_id_var
+from api.http.request_context import request_id_var
 
 _encoder = msgspec.json.Encoder(enc_hook=str)
 # Attributes every LogRecord has; anything else on a record was passed in `extra` and belongs in the line.

@@ -10,7 +10,8 @@ from typing import Any
 
 import msgspec
 
-from api.problems import field_in_message, plain_message
+from api.http.problems import field_in_message, plain_message
+from api.json_numbers import convert_with_integral_floats
 from api.schemas import FieldError, OfferWrite
 from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Catalog, Offer
@@ -73,7 +74,11 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
     if (field := unstorable_field(present)) is not None:
         return _error(line, field, MESSAGE)
     try:
-        written = msgspec.convert(present, OfferWrite, strict=not lax)
+        written = (
+            msgspec.convert(present, OfferWrite, strict=False)
+            if lax
+            else convert_with_integral_floats(present, OfferWrite)
+        )
     except msgspec.ValidationError as error:
         return _field_error(error, line)
     if not written.id:

@@ -14,8 +14,8 @@ from litestar.openapi.spec import (
     Schema,
 )
 
-from api.problems import PROBLEM_MEDIA_TYPE, problem_responses
-from api.rate_limit import RateLimitMiddleware
+from api.http.problems import PROBLEM_MEDIA_TYPE, problem_responses
+from api.http.rate_limit import RateLimitMiddleware
 
 _LINKS = {
     ("/v1/recommendations", "post", "200"): {

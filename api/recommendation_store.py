@@ -185,7 +185,11 @@ class RecommendationStore:
         if self._spool is None:
             log.error("shutting down with %d recommendations not stored: %s", self.pending, ", ".join(self._pending))
             return
-        count = self._spool.write(_spooled(item) for item in self._pending.values())
+        try:
+            count = self._spool.write(_spooled(item) for item in self._pending.values())
+        except OSError as error:
+            log.error("could not spool %d recommendations (%s): %s", self.pending, error, ", ".join(self._pending))
+            return
         log.warning("spooled %d recommendations not yet stored to %s for the next start", count, self._spool.folder)
 
     def _hold(self, item: SavedRecommendation) -> SaveOutcome:

@@ -4,7 +4,7 @@ h11 rather than httptools: h11 holds at most `h11_max_incomplete_event_size` byt
 and answers 400 beyond it, where the httptools protocol buffers headers without a limit (16 connections with
 48 MiB headers took the server from 144 to 690 MB). Neither protocol bounds the time a client may take to send
 the head, so GuardedH11Protocol closes a connection whose head is not complete within the deadline (slowloris);
-the body is bounded by api/read_deadline.py, which works under any ASGI server.
+the body is bounded by api/http/read_deadline.py, which works under any ASGI server.
 """
 
 from __future__ import annotations

@@ -13,15 +13,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from api.cache import Cache, LocalCache, RedisCache, TieredCache
 from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
+from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS
-from api.rate_limit import RateLimiter
 from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings
 from api.storage.catalog_repository import load_catalog, stored_version
 from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
-from domain.catalog import CatalogError
+from domain.catalog import Catalog, CatalogError
 from domain.estimates import ExchangeRate
 
 log = logging.getLogger(__name__)
@@ -81,13 +81,18 @@ class Services:
         """The USD to CNY rate from the settings."""
         return self.settings.exchange_rate()
 
-    async def reload_catalog(self) -> CatalogView:
-        """Replace the snapshot with what the database holds now."""
+    async def reload_catalog(self, committed: Catalog | None = None) -> CatalogView:
+        """Replace the snapshot with what the database holds now (`committed`: what this instance just wrote)."""
         async with self._reload_lock:
-            async with self.sessions() as session:
-                catalog = await load_catalog(session)
+            catalog = committed
+            if catalog is None:
+                async with self.sessions() as session:
+                    catalog = await load_catalog(session)
             if catalog is not None and (catalog.version != self.view.version or self.view.source != "database"):
-                self.view = CatalogView(catalog, source="database", loaded_at=datetime.now(UTC))
+                # Building the wire objects of a large catalog takes a while: not on the event loop.
+                self.view = await asyncio.to_thread(
+                    CatalogView, catalog, source="database", loaded_at=datetime.now(UTC)
+                )
                 _publish(self.view)
                 log.info("catalog reloaded: version %s", self.view.version)
         return self.view
@@ -97,9 +102,9 @@ class Services:
         async with asyncio.timeout(5.0), self.sessions() as session:
             return await stored_version(session)
 
-    async def catalog_changed(self) -> None:
-        """After a committed change: reload here, then tell the other instances."""
-        view = await self.reload_catalog()
+    async def catalog_changed(self, committed: Catalog | None = None) -> None:
+        """After a committed change: serve it here (without reading it back when given), tell the other instances."""
+        view = await self.reload_catalog(committed)
         await self.sync.publish(view.version)
 
     async def database_ok(self) -> bool:

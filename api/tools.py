@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
+from api.json_numbers import convert_with_integral_floats
 from api.storable_text import MESSAGE, unstorable_field
 from api.tool_fields import describe_fields
 from domain.catalog import DiffusionModel, LlmModel, Pricing
@@ -124,7 +125,7 @@ class Tool:
         if (field := unstorable_field(arguments or {})) is not None:
             raise ToolError(f"Invalid {field}: {MESSAGE}")
         try:
-            return msgspec.convert(arguments or {}, self.input_type, strict=True)
+            return convert_with_integral_floats(arguments or {}, self.input_type)
         except msgspec.ValidationError as error:
             raise ToolError(f"Invalid arguments: {error}") from None
 

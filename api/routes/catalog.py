@@ -21,9 +21,9 @@ from api.catalog_view import (
     find_provider,
     offer_list,
 )
-from api.http_cache import cached_read
+from api.http.caching import cached_read
+from api.http.problems import not_found, problem_responses
 from api.language import resolve_lang
-from api.problems import not_found, problem_responses
 from api.schemas import (
     DiffusionModelRead,
     GpuComparisonRead,

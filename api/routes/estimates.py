@@ -12,9 +12,9 @@ from litestar.openapi.spec import Example
 from litestar.params import Body
 
 from api import example_responses, examples
+from api.http.problems import problem_responses
+from api.http.request_body import BODY_OPT, strict_body
 from api.language import resolve_lang
-from api.problems import problem_responses
-from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from domain.estimates import Option
 from domain.planning import EstimateRequest, estimate

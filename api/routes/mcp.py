@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import msgspec
 from litestar.handlers import asgi
-from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
+from litestar.types import Receive, Scope, Send
 
-from api.problems import PROBLEM_MEDIA_TYPE
+from api.http.problems import problem_body, send_problem
 from api.routes.tools import MCP_PATH
-from api.schemas import Problem
 
 
 @asgi(MCP_PATH, is_mount=True, copy_scope=True, include_in_schema=False)
@@ -22,26 +20,11 @@ async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     await scope["app"].state.mcp_sessions.handle_request(scope, receive, send)
 
 
-_NOT_ALLOWED = msgspec.json.encode(
-    Problem(
-        type="about:blank",
-        title="Method Not Allowed",
-        status=405,
-        detail="This MCP endpoint keeps no event stream open; send JSON-RPC messages with POST.",
-    )
-)
+_NOT_ALLOWED = problem_body(405, "This MCP endpoint keeps no event stream open; send JSON-RPC messages with POST.")
 
 
 async def _method_not_allowed(send: Send) -> None:
-    headers = [
-        (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
-        (b"content-length", str(len(_NOT_ALLOWED)).encode()),
-        (b"allow", b"POST, DELETE"),
-    ]
-    start: HTTPResponseStartEvent = {"type": "http.response.start", "status": 405, "headers": headers}
-    await send(start)
-    body: HTTPResponseBodyEvent = {"type": "http.response.body", "body": _NOT_ALLOWED, "more_body": False}
-    await send(body)
+    await send_problem(send, 405, _NOT_ALLOWED, [(b"allow", b"POST, DELETE")])
 
 
 ROUTES = [mcp_endpoint]

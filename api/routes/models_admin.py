@@ -14,10 +14,10 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.auth import SECURITY, require_api_key
 from api.catalog_writes import commit_change
-from api.problems import ProblemError, invalid, problem_responses
-from api.request_body import BODY_OPT, strict_body
+from api.http.auth import SECURITY, require_api_key
+from api.http.problems import ProblemError, invalid, problem_responses
+from api.http.request_body import BODY_OPT, strict_body
 from api.schemas import LlmModelRead, Wire
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS

@@ -17,14 +17,15 @@ from litestar.params import Body, Parameter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api import examples
-from api.auth import SECURITY, require_api_key
 from api.catalog_view import offer_read
 from api.catalog_writes import commit_change
+from api.http.auth import SECURITY, require_api_key
+from api.http.problems import ProblemError, not_found, problem_responses
+from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
-from api.problems import ProblemError, not_found, problem_responses
-from api.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
 from api.services import Services
+from api.storable_text import STORABLE_PATTERN
 from api.storage.database import DATABASE_ERRORS
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
 from domain.catalog import Offer
@@ -32,11 +33,12 @@ from domain.catalog import Offer
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
+ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
 OFFER_ID = Annotated[
     str,
     Parameter(
         description="Offer id (lowercase letters, digits, dots and hyphens).",
-        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        pattern=ID_PATTERN,
         max_length=64,
         examples=[Example(value="digitalocean-h100-sxm-on-demand")],
     ),
@@ -53,11 +55,13 @@ def _rejected(errors: list[FieldError]) -> ProblemError:
 
 async def _write(services: Services, upserts: list[Offer], deletes: list[str], actor: str) -> WriteReport:
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
+    # The snapshot served here, when it came from the database, lets the write skip reading the catalog back.
+    current = services.view.catalog if services.view.source == "database" else None
 
     async def work(session: AsyncSession) -> WriteReport:
-        return await write_offers(session, upserts, deletes, actor=actor)
+        return await write_offers(session, upserts, deletes, actor=actor, current=current)
 
-    return await commit_change(services, work, lambda report: report.changed)
+    return await commit_change(services, work, lambda report: report.changed, lambda report: report.catalog)
 
 
 @put(
@@ -145,7 +149,19 @@ class _BulkOperation(Operation):
                         properties={
                             "offers": Schema(
                                 type=OpenAPIType.ARRAY,
-                                items=Reference(ref="#/components/schemas/OfferWrite"),
+                                # A row names its offer itself (a PUT takes the id from the path).
+                                items=Schema(
+                                    all_of=[
+                                        Reference(ref="#/components/schemas/OfferWrite"),
+                                        Schema(
+                                            required=["id"],
+                                            properties={
+                                                "id": Schema(type=OpenAPIType.STRING, pattern=ID_PATTERN, max_length=64)
+                                            },
+                                        ),
+                                    ]
+                                ),
+                                min_items=1,
                                 max_items=MAX_ROWS,
                             )
                         },
@@ -153,7 +169,9 @@ class _BulkOperation(Operation):
                     examples={"one offer": Example(value={"offers": [examples.OFFER]})},
                 ),
                 MEDIA_CSV: OpenAPIMediaType(
-                    schema=Schema(type=OpenAPIType.STRING, description=f"Header: {CSV_HEADER}"),
+                    schema=Schema(
+                        type=OpenAPIType.STRING, description=f"Header: {CSV_HEADER}", pattern=STORABLE_PATTERN
+                    ),
                     examples={"one offer": Example(value=examples.OFFER_CSV)},
                 ),
             },

@@ -15,10 +15,10 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 
 from api import example_responses, examples
+from api.http.problems import ProblemError, not_found, problem_responses
+from api.http.request_body import BODY_OPT, strict_body
 from api.language import resolve_lang
-from api.problems import ProblemError, not_found, problem_responses
 from api.recommendation_store import saved_recommendation
-from api.request_body import BODY_OPT, strict_body
 from api.services import Services
 from api.storage.database import DATABASE_ERRORS
 from domain.estimates import Recommendation

@@ -9,7 +9,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
-from api.problems import problem_responses
+from api.http.problems import problem_responses
 from api.schemas import ToolManifestRead, ToolOperationRead
 from api.tools import TOOLS, Tool
 

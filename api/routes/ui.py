@@ -12,7 +12,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 
-from api.problems import ProblemError
+from api.http.problems import ProblemError
 from api.services import Services
 
 AnyRequest = Request[Any, Any, Any]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -11,7 +12,6 @@ import msgspec
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.storage.reference import with_ledger
 from api.storage.tables import (
     CatalogMetaRow,
     GpuRow,
@@ -79,8 +79,8 @@ def offer_columns(offer: Offer) -> dict[str, Any]:
     return values
 
 
-def offer_from_row(row: OfferRow) -> dict[str, Any]:
-    """An OfferRow as the mapping an Offer decodes from."""
+def offer_from_row(row: Any) -> dict[str, Any]:
+    """An OfferRow (or a plain row of its table) as the mapping an Offer decodes from."""
     return {
         "id": row.id,
         "provider": row.provider_id,
@@ -100,16 +100,36 @@ def offer_from_row(row: OfferRow) -> dict[str, Any]:
 
 
 async def load_catalog(session: AsyncSession) -> Catalog | None:
-    """The stored catalog, validated like the reference data; None when the database holds none yet."""
-    tables: dict[str, list[Any]] = {}
-    for table in DOCUMENT_TABLES:
-        rows = (await session.scalars(select(table.row))).all()
-        tables[table.name] = decode_records(table.name, (row.record for row in rows), table.record_type)
-    offers = (await session.scalars(select(OfferRow))).all()
-    tables["offers"] = decode_records("offer", (offer_from_row(row) for row in offers), Offer)
-    if not tables["gpus"]:
+    """The stored catalog, validated like the reference data; None when the database holds none yet.
+
+    Rows are read as plain rows (no ORM objects), and decoding and validating them, which takes a large catalog
+    tens of milliseconds, runs in a worker thread so the event loop keeps answering meanwhile.
+    """
+    documents = {table.name: (await session.scalars(select(table.row.record))).all() for table in DOCUMENT_TABLES}
+    offers = (await session.execute(select(OfferRow.__table__))).all()
+    return await asyncio.to_thread(_catalog, documents, offers)
+
+
+def _catalog(documents: dict[str, Sequence[Any]], offers: Sequence[Any]) -> Catalog | None:
+    if not documents["gpus"]:
         return None
-    return with_ledger(Catalog(**tables))
+    tables = {
+        table.name: decode_records(table.name, documents[table.name], table.record_type) for table in DOCUMENT_TABLES
+    }
+    tables["offers"] = decode_records("offer", (offer_from_row(row) for row in offers), Offer)
+    return Catalog(**tables)
+
+
+def with_offers(catalog: Catalog, upserts: Sequence[Offer], deletes: Sequence[str]) -> Catalog:
+    """The catalog with these offers replaced or added and those removed (validated like any catalog)."""
+    gone = set(deletes) | {offer.id for offer in upserts}
+    return Catalog(
+        gpus=catalog.gpus,
+        systems=catalog.systems,
+        providers=catalog.providers,
+        offers=[*(offer for offer in catalog.offers if offer.id not in gone), *upserts],
+        models=catalog.models,
+    )
 
 
 async def stored_version(session: AsyncSession) -> str | None:

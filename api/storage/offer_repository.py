@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -17,9 +18,11 @@ from api.storage.catalog_repository import (
     offer_columns,
     offer_from_row,
     record_version,
+    stored_version,
+    with_offers,
 )
 from api.storage.tables import OfferPriceHistoryRow, OfferRow
-from domain.catalog import Offer
+from domain.catalog import Catalog, Offer
 
 
 @dataclass
@@ -31,6 +34,8 @@ class WriteReport:
     unchanged: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     version: str = ""
+    # The catalog as committed, for the writing instance to serve without reading it back.
+    catalog: Catalog | None = None
 
     @property
     def changed(self) -> bool:
@@ -38,10 +43,17 @@ class WriteReport:
 
 
 async def write_offers(
-    session: AsyncSession, upserts: Sequence[Offer], deletes: Sequence[str], *, actor: str
+    session: AsyncSession,
+    upserts: Sequence[Offer],
+    deletes: Sequence[str],
+    *,
+    actor: str,
+    current: Catalog | None = None,
 ) -> WriteReport:
     """Apply every change or none: the caller's transaction commits them together with the new catalog version.
 
+    `current` is the caller's snapshot: when it is the stored version (checked under the write lock) the new
+    catalog is that snapshot with the changed offers swapped, without reading every table back.
     Raises CatalogError when the catalog that would result is invalid (the transaction must then be rolled back).
     """
     await lock_catalog_writes(session)
@@ -75,8 +87,14 @@ async def write_offers(
         report.deleted.append(offer_id)
     await session.flush()
     if report.changed:
-        catalog = await load_catalog(session)
+        changed = set(report.created) | set(report.updated)
+        if current is not None and await stored_version(session) == current.version:
+            kept = [offer for offer in upserts if offer.id in changed]
+            catalog: Catalog | None = await asyncio.to_thread(with_offers, current, kept, report.deleted)
+        else:
+            catalog = await load_catalog(session)
         report.version = catalog.version if catalog else ""
+        report.catalog = catalog
         await record_version(session, report.version, now)
     return report
 

@@ -21,8 +21,8 @@ from litestar.testing import AsyncTestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from api.app import create_app
+from api.http.request_context import request_id_var
 from api.logs import JsonFormatter, configure_logging
-from api.request_context import request_id_var
 from api.settings import Settings
 
 Client = AsyncTestClient[Litestar]

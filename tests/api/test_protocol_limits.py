@@ -1,4 +1,4 @@
-"""Protocol limits of the served app (api/server.py, api/read_deadline.py): a bounded request head, deadlines for
+"""Protocol limits of the served app (api/server.py, api/http/read_deadline.py): a bounded request head, deadlines for
 the head and the body, and no endless MCP event stream. Spoken to over raw sockets, as a hostile client would."""
 
 from __future__ import annotations

@@ -23,9 +23,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from redis.asyncio import Redis
 
-from api import rate_limit
 from api.app import create_app
-from api.rate_limit import KEY_PREFIX, LocalLimiter, client_identity, gcra
+from api.http import rate_limit
+from api.http.rate_limit import KEY_PREFIX, LocalLimiter, client_identity, gcra
 from api.settings import Settings
 from tests.conftest import REDIS_URL
 from tests.integration.conftest import OwnRedis, wait_for_ping
@@ -37,7 +37,7 @@ LIMITED_READ = "/v1/providers"
 
 
 class Clock:
-    """Stands in for time.monotonic in api.rate_limit only (the event loop keeps the real one)."""
+    """Stands in for time.monotonic in api.http.rate_limit only (the event loop keeps the real one)."""
 
     def __init__(self) -> None:
         self.now = 1000.0

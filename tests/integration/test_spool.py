@@ -55,3 +55,15 @@ async def test_pending_recommendations_survive_a_stop(seeded_postgres: str, tmp_
         fetched = await client.get(f"/v1/recommendations/{rec_id}")
         assert fetched.status_code == 200 and fetched.json()["id"] == rec_id
     assert list(spool.iterdir()) == []
+
+
+async def test_an_unwritable_spool_is_logged_not_raised(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    unreachable = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/postgres"
+    down = Settings(database_url=unreachable, rate_limit_per_minute=0, pending_spool_dir=str(blocker / "spool"))
+    async with AsyncTestClient(app=create_app(down)) as client:
+        answer = await client.post("/v1/recommendations", json=BODY)
+        assert answer.headers["x-recommendation-stored"] == "pending"
+        rec_id = answer.json()["id"]
+    assert any("could not spool" in r.getMessage() and rec_id in r.getMessage() for r in caplog.records)

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-from api.auth import API_KEY_HEADER
+from api.http.auth import API_KEY_HEADER
+from api.http.problems import rate_limited_body, send_problem
 from api.metrics import RATE_LIMITED
-from api.problems import PROBLEM_MEDIA_TYPE, rate_limited_body
 from api.redis_link import RedisLink, RedisUnavailable
 
 KEY_PREFIX = "gpu-advisor:ratelimit:"
@@ -144,18 +144,7 @@ class RateLimitMiddleware(ASGIMiddleware):
             RATE_LIMITED.inc()
             retry_after = max(1, math.ceil(decision.retry_after_s))
             body = rate_limited_body(limiter.per_minute, retry_after)
-            start: HTTPResponseStartEvent = {
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", str(retry_after).encode()),
-                    *limit_headers,
-                ],
-            }
-            await send(start)
-            await send({"type": "http.response.body", "body": body, "more_body": False})
+            await send_problem(send, 429, body, [(b"retry-after", str(retry_after).encode()), *limit_headers])
             return
 
         async def send_with_headers(message: Message) -> None:

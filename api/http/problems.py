@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
@@ -12,6 +13,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
+from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
 from api.schemas import FieldError, Problem
 from domain.workloads import WorkloadError
@@ -277,3 +279,24 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
         )
         for status in statuses
     }
+
+
+def problem_body(status: int, detail: str) -> bytes:
+    """An encoded problem document for a raw ASGI answer."""
+    return _encoder.encode(Problem(type="about:blank", title=HTTPStatus(status).phrase, status=status, detail=detail))
+
+
+async def send_problem(send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    """Answer with an encoded problem document from below Litestar's routing (raw ASGI)."""
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+            (b"content-length", str(len(body)).encode()),
+            *headers,
+        ],
+    }
+    await send(start)
+    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": body, "more_body": False}
+    await send(end)

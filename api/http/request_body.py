@@ -8,7 +8,8 @@ import msgspec
 from litestar import Request
 from litestar.exceptions import ValidationException
 
-from api.problems import ProblemError, field_in_message, plain_message
+from api.http.problems import ProblemError, field_in_message, plain_message
+from api.json_numbers import convert_with_integral_floats, wants_int_not_float
 from api.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
 
 T = TypeVar("T")
@@ -41,7 +42,13 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
         decoder = _DECODERS.setdefault(target, msgspec.json.Decoder(target))
     body = await request.body()
     try:
-        result: T = decoder.decode(body)
+        try:
+            result: T = decoder.decode(body)
+        except msgspec.ValidationError as error:
+            if not wants_int_not_float(error):
+                raise
+            # Rare, so paid only here: decode again reading 2.0 as 2, as JSON Schema does.
+            result = convert_with_integral_floats(msgspec.json.decode(body), target)
     except msgspec.ValidationError as error:
         message = str(error)
         field = field_in_message(message) or "body"

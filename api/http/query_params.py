@@ -7,7 +7,7 @@ from typing import Any
 from litestar import Request
 from litestar.params import ParameterKwarg
 
-from api.problems import invalid
+from api.http.problems import invalid
 
 AnyRequest = Request[Any, Any, Any]
 # Handler arguments Litestar fills from the connection itself, never from the query string.

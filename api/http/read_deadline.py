@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
 from litestar.types import (
     ASGIApp,
-    HTTPResponseBodyEvent,
-    HTTPResponseStartEvent,
     Message,
     Receive,
     ReceiveMessage,
@@ -16,17 +13,9 @@ from litestar.types import (
     Send,
 )
 
-from api.problems import PROBLEM_MEDIA_TYPE
-from api.schemas import Problem
+from api.http.problems import problem_body, send_problem
 
-_TIMEOUT_BODY = msgspec.json.encode(
-    Problem(
-        type="about:blank",
-        title="Request Timeout",
-        status=408,
-        detail="The request body did not arrive in time; send it again.",
-    )
-)
+_TIMEOUT_BODY = problem_body(408, "The request body did not arrive in time; send it again.")
 
 
 class BodyDeadline:
@@ -65,22 +54,7 @@ class BodyDeadline:
             except TimeoutError:
                 timed_out = True
                 if not started:
-                    start: HTTPResponseStartEvent = {
-                        "type": "http.response.start",
-                        "status": 408,
-                        "headers": [
-                            (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
-                            (b"content-length", str(len(_TIMEOUT_BODY)).encode()),
-                            (b"connection", b"close"),
-                        ],
-                    }
-                    await send(start)
-                    body: HTTPResponseBodyEvent = {
-                        "type": "http.response.body",
-                        "body": _TIMEOUT_BODY,
-                        "more_body": False,
-                    }
-                    await send(body)
+                    await send_problem(send, 408, _TIMEOUT_BODY, [(b"connection", b"close")])
                 return {"type": "http.disconnect"}
             if message["type"] != "http.request" or not message.get("more_body", False):
                 body_read = True

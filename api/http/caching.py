@@ -11,7 +11,7 @@ import msgspec
 from litestar import Request, Response
 
 from api.catalog_view import CatalogView
-from api.request_context import varies_on
+from api.http.request_context import varies_on
 from api.services import Services
 
 _encoder = msgspec.json.Encoder()
