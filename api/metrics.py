@@ -14,3 +14,8 @@ PENDING_RECOMMENDATIONS = Gauge(
     "gpu_advisor_pending_recommendations", "Recommendations computed while the database was down, waiting to be stored."
 )
 RATE_LIMITED = Counter("gpu_advisor_rate_limited_total", "Requests answered 429 by the rate limiter.")
+PRICE_FEED_LAST_SYNC = Gauge(
+    "gpu_advisor_price_feed_last_sync_timestamp_seconds",
+    "When each provider's offers were last synced from its price feed (Unix time).",
+    ["provider", "feed"],
+)

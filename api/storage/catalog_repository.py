@@ -104,7 +104,7 @@ async def load_catalog(session: AsyncSession) -> Catalog | None:
     for table in DOCUMENT_TABLES:
         rows = (await session.scalars(select(table.row))).all()
         tables[table.name] = decode_records(table.name, (row.record for row in rows), table.record_type)
-    offers = (await session.scalars(select(OfferRow))).all()
+    offers = (await session.scalars(select(OfferRow).where(OfferRow.gone_at.is_(None)))).all()
     tables["offers"] = decode_records("offer", (offer_from_row(row) for row in offers), Offer)
     if not tables["gpus"]:
         return None
@@ -164,6 +164,13 @@ def history_row(
     )
 
 
+def _keep_feed_state(table: str, stored: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    """A provider's feed and last sync are the feed's to set, not the reference data's."""
+    if table != "providers":
+        return document
+    return document | {key: stored[key] for key in ("feed", "last_synced_at") if stored.get(key) is not None}
+
+
 async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str = "seed") -> SeedReport:
     """Bring the database up to the reference data; a second run changes nothing.
 
@@ -182,7 +189,7 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
             if row is None:
                 session.add(table.row(id=record.id, record=document, updated_at=now, **table.columns(record)))
                 inserted += 1
-            elif row.record != document:
+            elif row.record != (document := _keep_feed_state(table.name, row.record, document)):
                 for column, value in table.columns(record).items():
                     setattr(row, column, value)
                 row.record, row.updated_at = document, now
