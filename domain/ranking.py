@@ -74,15 +74,20 @@ from domain.performance import (
     training_flops_per_token,
 )
 from domain.pricing import (
+    DEFAULT_PRICE_MAX_AGE_DAYS,
     HOURS_PER_MONTH,
     PRICE_AGE_WARNING_DAYS,
     Rental,
     allowed_offers,
     can_host,
+    is_stale,
     per_1000_images,
     per_million_tokens,
     per_run,
     rent,
+    stale_count,
+    user_price_assumption,
+    with_user_prices,
 )
 from domain.tco import owned_monthly_usd
 from domain.workloads import (
@@ -98,6 +103,7 @@ from domain.workloads import (
     WorkloadSpec,
     check_providers,
     normalise,
+    resolve_prices,
     unknown_name,
     workload_kind,
 )
@@ -201,6 +207,7 @@ class Plan:
     constraints: Constraints
     lang: Lang
     today: date
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
 
     @cached_property
     def pricing(self) -> tuple[str, ...]:
@@ -218,7 +225,8 @@ class Plan:
     def _allowed_offers(self) -> dict[str, list[Offer]]:
         """Offers under the allowed pricing models and providers by GPU id, in the catalog's (id) order."""
         by_gpu: dict[str, list[Offer]] = {}
-        for offer in allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers):
+        allowed = allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers)
+        for offer in with_user_prices(allowed, self.constraints.prices, self.pricing[0], self.today):
             by_gpu.setdefault(offer.gpu, []).append(offer)
         return by_gpu
 
@@ -1046,6 +1054,8 @@ def _cost(plan: Plan, candidate: Candidate, money: Money) -> Cost | None:
         hourly=round(hourly * scale, 2),
         monthly=round(hourly * HOURS_PER_MONTH * scale, 2),
         **{name: _round(value * scale) for name, value in unit.items()},
+        stale_price=is_stale(rental.offer, plan.today, plan.price_max_age_days),
+        price_age_days=rental.age_days(plan.today),
     )
 
 
@@ -1142,7 +1152,7 @@ def _option(
         score=_total(breakdown, objective),
         score_breakdown=breakdown,
         confidence=confidence(candidate.gpu, plan.kind),
-        assumptions=candidate.assumptions,
+        assumptions=candidate.assumptions + user_price_assumption(rental.offer if rental else None),
         reasons=candidate.reasons + reasons,
         warnings=candidate.warnings + warnings,
         tco=_tco_hint(plan, candidate, money),
@@ -1268,6 +1278,7 @@ def prepare(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> Pre
         ecosystems=canonical(given.ecosystems),
         providers=canonical(given.providers),
         pricing=canonical(given.pricing or DEFAULT_PRICING),
+        prices=resolve_prices(catalog, given.prices, "constraints.prices"),
     )
     normalised = msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
     return PreparedRequest(
@@ -1286,12 +1297,26 @@ def recommend(
     return rank(catalog, prepare(catalog, request, lang), now=now, rate=rate)
 
 
-def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: ExchangeRate) -> Recommendation:
+def rank(
+    catalog: Catalog,
+    prepared: PreparedRequest,
+    *,
+    now: datetime,
+    rate: ExchangeRate,
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS,
+) -> Recommendation:
     """The ranking of a prepared request."""
     normalised, constraints = prepared.request, prepared.constraints
     lang: Lang = normalised.lang or "en"
     allowed, denied = prepared.allowed, prepared.denied
-    plan = Plan(catalog=catalog, resolved=prepared.resolved, constraints=constraints, lang=lang, today=now.date())
+    plan = Plan(
+        catalog=catalog,
+        resolved=prepared.resolved,
+        constraints=constraints,
+        lang=lang,
+        today=now.date(),
+        price_max_age_days=price_max_age_days,
+    )
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
     costs: list[Cost | None] = []
@@ -1333,6 +1358,7 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
         range(len(candidates)),
         key=lambda i: (
             bool(candidates[i].unmet),
+            bool(costs[i] is not None and costs[i].stale_price),  # type: ignore[union-attr]
             -totals[i],
             candidates[i].unit_cost_usd if candidates[i].unit_cost_usd is not None else math.inf,
             candidates[i].gpu.id,
@@ -1363,14 +1389,27 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
         currency=normalised.currency,
         exchange_rate=rate_used,
         lang=lang,
-        requirements=_requirements(plan),
+        requirements=msgspec.structs.replace(
+            _requirements(plan),
+            stale_offers=stale_count(
+                (o for gpu in catalog.gpus for o in plan.offers(gpu)), plan.today, plan.price_max_age_days
+            ),
+        ),
         options=options,
         excluded=excluded,
         summary=recommendation_summary(plan.kind, options, excluded, lang),
     )
 
 
-def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang: Lang, rate: ExchangeRate) -> Option:
+def estimate(
+    catalog: Catalog,
+    request: EstimateRequest,
+    *,
+    now: datetime,
+    lang: Lang,
+    rate: ExchangeRate,
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS,
+) -> Option:
     """One workload on one explicit configuration; one that cannot run answers feasible=false with the reason."""
     resolved = normalise(request.workload, catalog)
     gpu = catalog.gpu(request.gpu)
@@ -1386,7 +1425,14 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
         max_nodes=512,
         require_offer=False,
     )
-    plan = Plan(catalog=catalog, resolved=resolved, constraints=constraints, lang=lang, today=now.date())
+    plan = Plan(
+        catalog=catalog,
+        resolved=resolved,
+        constraints=constraints,
+        lang=lang,
+        today=now.date(),
+        price_max_age_days=price_max_age_days,
+    )
     money = Money(currency=request.currency, rate=rate)
     try:
         candidate = PLANNERS[plan.kind](plan, gpu)

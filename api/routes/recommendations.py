@@ -102,7 +102,9 @@ async def create_recommendation(
         if stored is not None:
             body = _encoder.encode(stored)
         else:
-            result = rank(view.catalog, prepared, now=now, rate=rate)
+            result = rank(
+                view.catalog, prepared, now=now, rate=rate, price_max_age_days=services.settings.price_max_age_days
+            )
             body = _encoder.encode(result)
             outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
             if outcome != "stored":
