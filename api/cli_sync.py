@@ -81,12 +81,13 @@ def _table(report: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def sync(providers: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch offers through gpuhunt (GPUHUNT_CATALOG_URL) and write added, changed and gone offers with history."""
-    from api.catalog_sync import announce
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from api.cli_writes import write_and_announce
     from api.price_feed import fetch
     from api.price_sync import SyncReport
     from api.price_sync import sync as run_sync
     from api.storage.catalog_repository import load_catalog
-    from api.storage.database import create_engine, create_session_factory
     from domain.catalog import CatalogError
 
     try:
@@ -95,22 +96,14 @@ def sync(providers: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
         raise click.ClickException(str(error)) from None
     fetched = fetch(list(providers) or list(FEED_PROVIDERS))
 
-    async def run() -> SyncReport:
-        engine = create_engine(settings.database_url)
-        try:
-            async with create_session_factory(engine)() as session, session.begin():
-                catalog = await load_catalog(session)
-                if catalog is None:
-                    raise click.ClickException("the database holds no catalog: run gpu-advisor migrate first")
-                report = await run_sync(session, catalog, fetched, now=datetime.now(UTC), apply=not dry_run)
-            if report.applied:
-                await announce(settings.redis_url, report.version, settings.redis_timeout_s)
-            return report
-        finally:
-            await engine.dispose()
+    async def work(session: AsyncSession) -> SyncReport:
+        catalog = await load_catalog(session)
+        if catalog is None:
+            raise click.ClickException("the database holds no catalog: run gpu-advisor migrate first")
+        return await run_sync(session, catalog, fetched, now=datetime.now(UTC), apply=not dry_run)
 
     try:
-        report = asyncio.run(run())
+        report = asyncio.run(write_and_announce(settings, work, lambda done: done.version if done.applied else None))
     except CatalogError as error:
         raise click.ClickException("nothing was synced: " + "; ".join(error.problems)) from None
     if as_json:
