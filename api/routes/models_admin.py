@@ -107,8 +107,9 @@ def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
     description=(
         "Create or replace one language model from its config.json (`hf_config`, the families custom_model.hf_config "
         "takes). The architecture and parameter count are derived from it; a missing field or unsupported "
-        "model_type is a 400 naming it. The model, its history row and the catalog version are written in one "
-        "transaction and every instance reloads. Needs X-API-Key. 201 when new, 200 when it replaced one."
+        "model_type is a 400 naming it; a name or alias another model has is a 409. The model, its history row "
+        "and the catalog version are written in one transaction and every instance reloads. Needs X-API-Key. "
+        "201 when new, 200 when it replaced one."
     ),
     tags=["administration"],
     guards=[require_api_key],
@@ -118,7 +119,7 @@ def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
         200: ResponseSpec(LlmModelRead, generate_examples=False, description="The model as stored."),
         201: ResponseSpec(LlmModelRead, generate_examples=False, description="The model was created."),
     }
-    | problem_responses(400, 401, 503),
+    | problem_responses(400, 401, 409, 503),
 )
 async def put_model(
     request: AnyRequest,
@@ -135,7 +136,8 @@ async def put_model(
     async def work(session: AsyncSession) -> ModelWriteReport:
         return await write_model(session, model, actor=request.state.actor)
 
-    report = await commit_change(services, work, lambda done: done.changed)
+    # Everything in the body was checked; what the catalog can still reject is a clash with another model.
+    report = await commit_change(services, work, lambda done: done.changed, invalid_status=409)
     read = msgspec.convert(msgspec.to_builtins(model), LlmModelRead, strict=False)
     return Response(read, status_code=201 if report.created else 200)
 
