@@ -40,7 +40,7 @@ def models_import(file: Path, model_id: str, name: str | None, aliases: tuple[st
     try:
         config: Any = json.loads(file.read_text(encoding="utf-8-sig"))
         body = msgspec.convert(
-            {"hf_config": config, "name": name, "aliases": list(aliases), "sources": [source or file.name]},
+            {"hf_config": config, "name": name or "", "aliases": list(aliases), "sources": [source or file.name]},
             ModelWrite,
         )
         model = derive_model(model_id, body)

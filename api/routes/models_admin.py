@@ -37,7 +37,6 @@ MODEL_ID = Annotated[
         examples=[Example(value="my-qwen3-finetune")],
     ),
 ]
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
 EXAMPLE_CONFIG = {
     "model_type": "qwen3",
     "hidden_size": 4096,
@@ -60,13 +59,14 @@ class ModelWrite(Wire, kw_only=True, forbid_unknown_fields=True):
         dict[str, Any],
         msgspec.Meta(description="The model's config.json as an object; the architecture is derived from it."),
     ]
-    name: Annotated[Text | None, msgspec.Meta(description="Display name; default the id.")] = None
+    name: Annotated[str, msgspec.Meta(max_length=300, description="Display name; default the id.")] = ""
+    # Item lengths are not limited here: the published schema cannot state them, so blank items are dropped instead.
     aliases: Annotated[
-        list[Annotated[str, msgspec.Meta(min_length=1, max_length=120)]],
+        list[str],
         msgspec.Meta(max_length=20, description="Other names it may be asked for by (e.g. its Hugging Face repo)."),
     ] = msgspec.field(default_factory=list)
     sources: Annotated[
-        list[Text], msgspec.Meta(max_length=10, description="Where the config.json comes from; default 'config.json'.")
+        list[str], msgspec.Meta(max_length=10, description="Where the config.json comes from; default 'config.json'.")
     ] = msgspec.field(default_factory=list)
     notes: Annotated[str, msgspec.Meta(max_length=2000, description="Free text shown with the model.")] = ""
 
@@ -90,11 +90,11 @@ class ModelHistoryList(Wire, kw_only=True):
 
 def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
     """The catalog model the body describes; HfConfigError names the key at fault."""
-    derived = llm_from_hf_config(body.hf_config, model_id=model_id, name=body.name or model_id)
+    derived = llm_from_hf_config(body.hf_config, model_id=model_id, name=(body.name or "").strip() or model_id)
     return msgspec.structs.replace(
         derived,
-        aliases=tuple(body.aliases),
-        sources=tuple(body.sources) or derived.sources,
+        aliases=tuple(a.strip()[:120] for a in body.aliases if a.strip()),
+        sources=tuple(s.strip()[:300] for s in body.sources if s.strip()) or derived.sources,
         notes=body.notes or derived.notes,
     )
 
