@@ -22,15 +22,21 @@ async def commit_change(
     work: Callable[[AsyncSession], Awaitable[R]],
     changed: Callable[[R], bool],
     snapshot: Callable[[R], Catalog | None] = lambda _: None,
+    *,
+    invalid_status: int = 400,
 ) -> R:
     """Run `work` in one transaction; when it changed the catalog, every instance reloads (this one from the
-    committed `snapshot` when the work has it, without reading the catalog back)."""
+    committed `snapshot` when the work has it, without reading the catalog back).
+
+    A change the resulting catalog rejects answers `invalid_status` (409 where it clashes with what is stored).
+    """
     try:
         async with services.sessions() as session, session.begin():
             report = await work(session)
     except CatalogError as error:
         problems = "; ".join(error.problems)
-        raise ProblemError(400, f"Nothing was changed: {problems}", type_="/problems/validation") from None
+        kind = "/problems/conflict" if invalid_status == 409 else "/problems/validation"
+        raise ProblemError(invalid_status, f"Nothing was changed: {problems}", type_=kind) from None
     except DATABASE_ERRORS as error:
         log.warning("catalog write failed: %s", error)
         if refused_data(error):

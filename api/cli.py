@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, get_args
 import click
 
 from api.cli_models import models
+from api.cli_sync import sync
 from api.cli_tables import console, show
 from api.settings import Settings, SettingsError
 from domain.catalog import Catalog, Ecosystem, Pricing, Vendor
@@ -804,6 +805,7 @@ def mcp_command() -> None:
 
 
 main.add_command(models)
+prices.add_command(sync)
 
 if __name__ == "__main__":
     main()

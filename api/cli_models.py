@@ -26,10 +26,10 @@ def models() -> None:
 def models_import(file: Path, model_id: str, name: str | None, aliases: tuple[str, ...], source: str | None) -> None:
     """Derive a model from FILE (a config.json) and store it like PUT /v1/admin/models/{id}, in one transaction."""
     import msgspec
+    from sqlalchemy.ext.asyncio import AsyncSession
 
-    from api.catalog_sync import announce
+    from api.cli_writes import write_and_announce
     from api.routes.models_admin import ModelWrite, derive_model
-    from api.storage.database import create_engine, create_session_factory
     from api.storage.model_repository import ModelWriteReport, write_model
     from domain.catalog import CatalogError
 
@@ -40,26 +40,18 @@ def models_import(file: Path, model_id: str, name: str | None, aliases: tuple[st
     try:
         config: Any = json.loads(file.read_text(encoding="utf-8-sig"))
         body = msgspec.convert(
-            {"hf_config": config, "name": name, "aliases": list(aliases), "sources": [source or file.name]},
+            {"hf_config": config, "name": name or "", "aliases": list(aliases), "sources": [source or file.name]},
             ModelWrite,
         )
         model = derive_model(model_id, body)
     except (ValueError, msgspec.ValidationError) as error:
         raise click.ClickException(f"{file}: {error}") from None
 
-    async def write() -> ModelWriteReport:
-        engine = create_engine(settings.database_url)
-        try:
-            async with create_session_factory(engine)() as session, session.begin():
-                report = await write_model(session, model, actor=f"import:{file.name}")
-            if report.changed:
-                await announce(settings.redis_url, report.version, settings.redis_timeout_s)
-            return report
-        finally:
-            await engine.dispose()
+    async def work(session: AsyncSession) -> ModelWriteReport:
+        return await write_model(session, model, actor=f"import:{file.name}")
 
     try:
-        report = asyncio.run(write())
+        report = asyncio.run(write_and_announce(settings, work, lambda done: done.version if done.changed else None))
     except CatalogError as error:
         raise click.ClickException("nothing was imported: " + "; ".join(error.problems)) from None
     what = "created" if report.created else ("updated" if report.changed else "unchanged")

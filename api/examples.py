@@ -89,6 +89,8 @@ PROVIDER: dict[str, Any] = {
     "offer_count": 7,
     "sources": ["docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"],
     "notes": "GPU Droplets. MI325X, MI350X and B300 are sold per contract after contacting sales (no public price).",
+    "feed": None,
+    "last_synced_at": None,
 }
 
 OFFER: dict[str, Any] = {

@@ -18,3 +18,8 @@ REFUSED_RECOMMENDATIONS = Counter(
     "gpu_advisor_refused_recommendations_total",
     "Recommendations the database refused as data (never retried; the client was told they were not stored).",
 )
+PRICE_FEED_LAST_SYNC = Gauge(
+    "gpu_advisor_price_feed_last_sync_timestamp_seconds",
+    "When each provider's offers were last synced from its price feed (Unix time).",
+    ["provider", "feed"],
+)

@@ -81,6 +81,14 @@ def _restore(published: Schema, wanted: dict[str, Any]) -> None:
     items = next((b.items for b in branches if b.type == OpenAPIType.ARRAY and isinstance(b.items, Schema)), None)
     if wanted_items is not None and "$ref" not in wanted_items and items is not None:
         _restore(items, wanted_items)
+    # The values of a mapping ({gpu: price}) carry their limits too.
+    wanted_values = next(
+        (b["additionalProperties"] for b in _json_branches(wanted) if isinstance(b.get("additionalProperties"), dict)),
+        None,
+    )
+    values = next((b.additional_properties for b in branches if isinstance(b.additional_properties, Schema)), None)
+    if wanted_values is not None and "$ref" not in wanted_values and values is not None:
+        _restore(values, wanted_values)
 
 
 def restore_constraints(openapi: OpenAPI, request_types: Iterable[type[msgspec.Struct]]) -> None:

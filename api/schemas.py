@@ -203,6 +203,8 @@ class ProviderRead(Wire):
     offer_count: int
     sources: list[str]
     notes: str
+    feed: str | None = None
+    last_synced_at: datetime | None = None
 
 
 class ProviderList(Wire):

@@ -14,7 +14,7 @@ from api.cache import Cache, LocalCache, RedisCache, TieredCache
 from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
 from api.http.rate_limit import RateLimiter
-from api.metrics import CATALOG_INFO, CATALOG_RELOADS
+from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
 from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings
@@ -143,3 +143,6 @@ def _publish(view: CatalogView) -> None:
     CATALOG_RELOADS.inc()
     CATALOG_INFO.clear()
     CATALOG_INFO.labels(view.version, view.source).set(1)
+    for provider in view.catalog.providers:
+        if provider.last_synced_at is not None:
+            PRICE_FEED_LAST_SYNC.labels(provider.id, provider.feed or "").set(provider.last_synced_at.timestamp())

@@ -99,6 +99,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     usd_cny: float = 7.10
     usd_cny_as_of: date = date(2026, 11, 29)
     usd_cny_source: str = "gpu-advisor default rate; set GPU_ADVISOR_USD_CNY and GPU_ADVISOR_USD_CNY_AS_OF"
+    # Options priced with an older offer are flagged in `cost` and ranked after fresh ones.
+    price_max_age_days: int = 120
 
     def exchange_rate(self) -> ExchangeRate:
         """The USD to CNY rate as answers state it."""
@@ -210,4 +212,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             usd_cny=_positive(number("GPU_ADVISOR_USD_CNY", defaults.usd_cny), "GPU_ADVISOR_USD_CNY"),
             usd_cny_as_of=_date(text("GPU_ADVISOR_USD_CNY_AS_OF"), defaults.usd_cny_as_of),
             usd_cny_source="GPU_ADVISOR_USD_CNY setting" if text("GPU_ADVISOR_USD_CNY") else defaults.usd_cny_source,
+            price_max_age_days=int(
+                _positive(
+                    number("GPU_ADVISOR_PRICE_MAX_AGE_DAYS", defaults.price_max_age_days, int),
+                    "GPU_ADVISOR_PRICE_MAX_AGE_DAYS",
+                )
+            ),
         )

@@ -6,7 +6,7 @@ import difflib
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import date
+from datetime import date, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
@@ -122,7 +122,7 @@ class System(Record, kw_only=True, frozen=True):
 
 
 class Provider(Record, kw_only=True, frozen=True):
-    """A company that rents GPUs."""
+    """A company that rents GPUs; `feed` names the price feed that keeps its offers current, if any."""
 
     id: Slug
     name: Text
@@ -130,6 +130,8 @@ class Provider(Record, kw_only=True, frozen=True):
     url: Text
     sources: Sources
     notes: str = ""
+    feed: str | None = None
+    last_synced_at: datetime | None = None
 
 
 class Offer(Record, kw_only=True, frozen=True):

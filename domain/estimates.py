@@ -84,6 +84,9 @@ class Cost(Result, kw_only=True, frozen=True):
     per_million_tokens: float | None = None
     per_run: float | None = None
     per_1000_images: float | None = None
+    # The price is older than the answer may rely on (GPU_ADVISOR_PRICE_MAX_AGE_DAYS): shown, ranked after fresh ones.
+    stale_price: bool = False
+    price_age_days: int | None = None
 
 
 class MemoryUse(Result, kw_only=True, frozen=True):
@@ -180,6 +183,8 @@ class Requirements(Result, kw_only=True, frozen=True):
     total_flops: float | None = None
     flops_per_token: float | None = None
     flops_per_image: float | None = None
+    # Allowed offers older than the price age limit (their options are flagged and ranked last).
+    stale_offers: int = 0
 
 
 class ExchangeRate(Result, kw_only=True, frozen=True):

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from domain.catalog import Offer
+from domain.estimates import Assumption
 
 HOURS_PER_MONTH = 730.0
 # Older prices are flagged in answers: GPU rents moved by half within two years.
 PRICE_AGE_WARNING_DAYS = 90
+# Options priced with an offer older than this are still shown but say so and rank after fresh ones
+# (GPU_ADVISOR_PRICE_MAX_AGE_DAYS overrides it).
+DEFAULT_PRICE_MAX_AGE_DAYS = 120
+# A user's own (negotiated) price, constraints.prices, stands in for the catalog's offers of that GPU.
+USER_PRICE_PROVIDER = "your-price"
+USER_PRICE_SOURCE = "your price (constraints.prices)"
 
 
 @dataclass(frozen=True)
@@ -100,3 +107,47 @@ def per_run(usd_per_hour: float, hours: float) -> float:
 def per_1000_images(usd_per_hour: float, images_per_hour: float) -> float:
     """Cost of a thousand images."""
     return usd_per_hour / images_per_hour * 1000.0
+
+
+def is_stale(offer: Offer, today: date, max_age_days: int) -> bool:
+    """Whether the price is older than the answer may rely on; a user's own price never is."""
+    return offer.provider != USER_PRICE_PROVIDER and offer.age_days(today) > max_age_days
+
+
+def stale_count(offers: Iterable[Offer], today: date, max_age_days: int) -> int:
+    """How many of the offers are too old to rely on."""
+    return sum(1 for offer in offers if is_stale(offer, today, max_age_days))
+
+
+def with_user_prices(
+    offers: Sequence[Offer], prices: Mapping[str, float] | None, pricing: str, today: date
+) -> list[Offer]:
+    """The offers to price with: a GPU the user priced is rented at their rate in every instance size the catalog
+    lists it in (one and eight GPUs when it lists none), instead of the catalog's offers of that GPU."""
+    if not prices:
+        return list(offers)
+    kept = [offer for offer in offers if offer.gpu not in prices]
+    for gpu, usd in sorted(prices.items()):
+        sizes = sorted({offer.gpus_per_instance for offer in offers if offer.gpu == gpu} or {1, 8})
+        kept += [
+            Offer(
+                id=f"{USER_PRICE_PROVIDER}-{gpu}-x{size}",
+                provider=USER_PRICE_PROVIDER,
+                gpu=gpu,
+                gpus_per_instance=size,
+                pricing=pricing,  # type: ignore[arg-type]
+                usd_per_gpu_hour=usd,
+                as_of=today,
+                source=USER_PRICE_SOURCE,
+            )
+            for size in sizes
+        ]
+    return kept
+
+
+def user_price_assumption(offer: Offer | None) -> list[Assumption]:
+    """The assumption an option priced with the user's own rate states; none otherwise."""
+    if offer is None or offer.provider != USER_PRICE_PROVIDER:
+        return []
+    value = f"{offer.usd_per_gpu_hour:g} USD per GPU-hour for {offer.gpu}, your rate instead of the catalog offers"
+    return [Assumption(name="price", value=value, source=USER_PRICE_SOURCE)]

@@ -162,6 +162,20 @@ class Constraints(WorkloadSpec, kw_only=True, frozen=True):
     single_node: bool = False
     max_usd_per_hour: Annotated[float, msgspec.Meta(gt=0, le=10_000_000)] | None = None
     require_offer: bool = True
+    prices: (
+        Annotated[
+            dict[
+                Annotated[str, msgspec.Meta(min_length=1, max_length=100)],
+                Annotated[float, msgspec.Meta(gt=0, le=100_000)],
+            ],
+            msgspec.Meta(
+                max_length=64,
+                description="Your own price per GPU-hour in USD by GPU id or name (a negotiated rate); it replaces "
+                "the catalog's offers of that GPU for this request and is stated in the assumptions.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 DEFAULT_PRICING: tuple[Pricing, ...] = ("on_demand",)
@@ -191,6 +205,19 @@ def check_providers(catalog: Catalog, providers: Sequence[str] | None, field: st
         if catalog.provider(provider) is None:
             known = [p.id for p in catalog.providers]
             raise WorkloadError(field, f"no provider {provider!r}; known: {', '.join(known)}", known[:3])
+
+
+def resolve_prices(catalog: Catalog, prices: dict[str, float] | None, field: str) -> dict[str, float] | None:
+    """The user's own prices keyed by catalog GPU id; a 400 for a GPU the catalog does not know."""
+    if prices is None:
+        return None
+    resolved: dict[str, float] = {}
+    for name, usd in prices.items():
+        gpu = catalog.gpu(name)
+        if gpu is None:
+            raise unknown_name(catalog, "gpu", name, field)
+        resolved[gpu.id] = usd
+    return dict(sorted(resolved.items()))
 
 
 @dataclass(frozen=True)

@@ -213,6 +213,7 @@ _DESCRIPTIONS = {
     400: "Invalid input: `errors` names each bad field and says what is wrong.",
     401: "A valid X-API-Key header is required (or no key is configured: writes are disabled).",
     404: "Nothing with that id; `suggestions` lists the closest ids.",
+    409: "The change clashes with what the catalog holds (e.g. a name another record has); nothing was changed.",
     413: "The request body is larger than the service accepts.",
     415: "The body's Content-Type is not one this operation reads.",
     429: "Too many requests from this client; retry after the Retry-After seconds.",
@@ -239,6 +240,12 @@ _EXAMPLES: dict[int, dict[str, Any]] = {
         "status": 404,
         "detail": "No GPU 'h100x' in the catalog. Did you mean h100-sxm?",
         "suggestions": ["h100-sxm"],
+    },
+    409: {
+        "type": "/problems/conflict",
+        "title": "Conflict",
+        "status": 409,
+        "detail": "Nothing was changed: model 'my-model': alias 'DeepSeek-R1' already names 'deepseek-r1'",
     },
     413: {
         "type": "about:blank",

@@ -56,7 +56,14 @@ async def create_estimate(
 ) -> Option:
     data = await strict_body(request, EstimateRequest)
     lang = resolve_lang(data.lang, request.headers.get("accept-language"))
-    return estimate(services.view.catalog, data, now=datetime.now(UTC), lang=lang, rate=services.exchange_rate)
+    return estimate(
+        services.view.catalog,
+        data,
+        now=datetime.now(UTC),
+        lang=lang,
+        rate=services.exchange_rate,
+        price_max_age_days=services.settings.price_max_age_days,
+    )
 
 
 ROUTES = [create_estimate]

@@ -37,7 +37,6 @@ MODEL_ID = Annotated[
         examples=[Example(value="my-qwen3-finetune")],
     ),
 ]
-Text = Annotated[str, msgspec.Meta(min_length=1, max_length=300)]
 EXAMPLE_CONFIG = {
     "model_type": "qwen3",
     "hidden_size": 4096,
@@ -60,13 +59,14 @@ class ModelWrite(Wire, kw_only=True, forbid_unknown_fields=True):
         dict[str, Any],
         msgspec.Meta(description="The model's config.json as an object; the architecture is derived from it."),
     ]
-    name: Annotated[Text | None, msgspec.Meta(description="Display name; default the id.")] = None
+    name: Annotated[str, msgspec.Meta(max_length=300, description="Display name; default the id.")] = ""
+    # Item lengths are not limited here: the published schema cannot state them, so blank items are dropped instead.
     aliases: Annotated[
-        list[Annotated[str, msgspec.Meta(min_length=1, max_length=120)]],
+        list[str],
         msgspec.Meta(max_length=20, description="Other names it may be asked for by (e.g. its Hugging Face repo)."),
     ] = msgspec.field(default_factory=list)
     sources: Annotated[
-        list[Text], msgspec.Meta(max_length=10, description="Where the config.json comes from; default 'config.json'.")
+        list[str], msgspec.Meta(max_length=10, description="Where the config.json comes from; default 'config.json'.")
     ] = msgspec.field(default_factory=list)
     notes: Annotated[str, msgspec.Meta(max_length=2000, description="Free text shown with the model.")] = ""
 
@@ -90,11 +90,11 @@ class ModelHistoryList(Wire, kw_only=True):
 
 def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
     """The catalog model the body describes; HfConfigError names the key at fault."""
-    derived = llm_from_hf_config(body.hf_config, model_id=model_id, name=body.name or model_id)
+    derived = llm_from_hf_config(body.hf_config, model_id=model_id, name=(body.name or "").strip() or model_id)
     return msgspec.structs.replace(
         derived,
-        aliases=tuple(body.aliases),
-        sources=tuple(body.sources) or derived.sources,
+        aliases=tuple(a.strip()[:120] for a in body.aliases if a.strip()),
+        sources=tuple(s.strip()[:300] for s in body.sources if s.strip()) or derived.sources,
         notes=body.notes or derived.notes,
     )
 
@@ -107,8 +107,9 @@ def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
     description=(
         "Create or replace one language model from its config.json (`hf_config`, the families custom_model.hf_config "
         "takes). The architecture and parameter count are derived from it; a missing field or unsupported "
-        "model_type is a 400 naming it. The model, its history row and the catalog version are written in one "
-        "transaction and every instance reloads. Needs X-API-Key. 201 when new, 200 when it replaced one."
+        "model_type is a 400 naming it; a name or alias another model has is a 409. The model, its history row "
+        "and the catalog version are written in one transaction and every instance reloads. Needs X-API-Key. "
+        "201 when new, 200 when it replaced one."
     ),
     tags=["administration"],
     guards=[require_api_key],
@@ -118,7 +119,7 @@ def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
         200: ResponseSpec(LlmModelRead, generate_examples=False, description="The model as stored."),
         201: ResponseSpec(LlmModelRead, generate_examples=False, description="The model was created."),
     }
-    | problem_responses(400, 401, 503),
+    | problem_responses(400, 401, 409, 503),
 )
 async def put_model(
     request: AnyRequest,
@@ -135,7 +136,8 @@ async def put_model(
     async def work(session: AsyncSession) -> ModelWriteReport:
         return await write_model(session, model, actor=request.state.actor)
 
-    report = await commit_change(services, work, lambda done: done.changed)
+    # Everything in the body was checked; what the catalog can still reject is a clash with another model.
+    report = await commit_change(services, work, lambda done: done.changed, invalid_status=409)
     read = msgspec.convert(msgspec.to_builtins(model), LlmModelRead, strict=False)
     return Response(read, status_code=201 if report.created else 200)
 

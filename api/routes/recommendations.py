@@ -100,7 +100,9 @@ async def create_recommendation(
     if body is None:
         # Computed first and looked up only when the id turns out to be stored already: a new id (the common
         # case on a miss) costs one write and no read.
-        result = rank(view.catalog, prepared, now=now, rate=rate)
+        result = rank(
+            view.catalog, prepared, now=now, rate=rate, price_max_age_days=services.settings.price_max_age_days
+        )
         body = _encoder.encode(result)
         outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
         if outcome == "existing":

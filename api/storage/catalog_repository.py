@@ -106,7 +106,8 @@ async def load_catalog(session: AsyncSession) -> Catalog | None:
     tens of milliseconds, runs in a worker thread so the event loop keeps answering meanwhile.
     """
     documents = {table.name: (await session.scalars(select(table.row.record))).all() for table in DOCUMENT_TABLES}
-    offers = (await session.execute(select(OfferRow.__table__))).all()
+    # Offers a price feed no longer returns stay in the table (and its history) but are not served.
+    offers = (await session.execute(select(OfferRow.__table__).where(OfferRow.gone_at.is_(None)))).all()
     return await asyncio.to_thread(_catalog, documents, offers)
 
 
@@ -185,6 +186,13 @@ def history_row(
     )
 
 
+def _keep_feed_state(table: str, stored: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:
+    """A provider's feed and last sync are the feed's to set, not the reference data's."""
+    if table != "providers":
+        return document
+    return document | {key: stored[key] for key in ("feed", "last_synced_at") if stored.get(key) is not None}
+
+
 async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str = "seed") -> SeedReport:
     """Bring the database up to the reference data; a second run changes nothing.
 
@@ -203,7 +211,7 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
             if row is None:
                 session.add(table.row(id=record.id, record=document, updated_at=now, **table.columns(record)))
                 inserted += 1
-            elif row.record != document:
+            elif row.record != (document := _keep_feed_state(table.name, row.record, document)):
                 for column, value in table.columns(record).items():
                     setattr(row, column, value)
                 row.record, row.updated_at = document, now

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.storage.catalog_repository import load_catalog, lock_catalog_writes, record_document, record_version
+from api.storage.offer_repository import latest_changes
 from api.storage.tables import ModelHistoryRow, ModelRow
 from domain.catalog import ModelSpec
 
@@ -45,13 +45,4 @@ async def write_model(session: AsyncSession, model: ModelSpec, *, actor: str) ->
 
 async def model_history(session: AsyncSession, model_id: str, limit: int) -> tuple[list[ModelHistoryRow], int]:
     """The model's latest `limit` administrative changes, newest first, and how many there are in all."""
-    statement = (
-        select(ModelHistoryRow)
-        .where(ModelHistoryRow.model_id == model_id)
-        .order_by(ModelHistoryRow.recorded_at.desc(), ModelHistoryRow.id.desc())
-        .limit(limit)
-    )
-    total = await session.scalar(
-        select(func.count()).select_from(ModelHistoryRow).where(ModelHistoryRow.model_id == model_id)
-    )
-    return list((await session.scalars(statement)).all()), int(total or 0)
+    return await latest_changes(session, ModelHistoryRow, ModelHistoryRow.model_id, model_id, limit)

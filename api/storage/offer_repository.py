@@ -6,10 +6,12 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
 
 import msgspec
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from api.storage.catalog_repository import (
     history_row,
@@ -23,6 +25,8 @@ from api.storage.catalog_repository import (
 )
 from api.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog, Offer
+
+H = TypeVar("H")
 
 
 @dataclass
@@ -104,15 +108,20 @@ async def offer_exists(session: AsyncSession, offer_id: str) -> bool:
     return await session.get(OfferRow, offer_id) is not None
 
 
-async def offer_history(session: AsyncSession, offer_id: str, limit: int) -> tuple[list[OfferPriceHistoryRow], int]:
-    """The offer's latest `limit` changes, newest first, and how many there are in all."""
+async def latest_changes(
+    session: AsyncSession, row_type: type[H], key: InstrumentedAttribute[str], value: str, limit: int
+) -> tuple[list[H], int]:
+    """The latest `limit` history rows whose `key` is `value`, newest first, and how many there are in all."""
     statement = (
-        select(OfferPriceHistoryRow)
-        .where(OfferPriceHistoryRow.offer_id == offer_id)
-        .order_by(OfferPriceHistoryRow.recorded_at.desc(), OfferPriceHistoryRow.id.desc())
+        select(row_type)
+        .where(key == value)
+        .order_by(row_type.recorded_at.desc(), row_type.id.desc())  # type: ignore[attr-defined]
         .limit(limit)
     )
-    total = await session.scalar(
-        select(func.count()).select_from(OfferPriceHistoryRow).where(OfferPriceHistoryRow.offer_id == offer_id)
-    )
+    total = await session.scalar(select(func.count()).select_from(row_type).where(key == value))
     return list((await session.scalars(statement)).all()), int(total or 0)
+
+
+async def offer_history(session: AsyncSession, offer_id: str, limit: int) -> tuple[list[OfferPriceHistoryRow], int]:
+    """The offer's latest `limit` changes, newest first, and how many there are in all."""
+    return await latest_changes(session, OfferPriceHistoryRow, OfferPriceHistoryRow.offer_id, offer_id, limit)

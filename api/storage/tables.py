@@ -111,6 +111,11 @@ class OfferRow(Base):
     source: Mapped[str] = mapped_column(Text)
     notes: Mapped[str] = mapped_column(Text, default="")
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    # Offers a price feed writes: which feed, when it last returned them, and when it stopped (gone offers are kept
+    # with their history but no longer served).
+    feed: Mapped[str | None] = mapped_column(String(32))
+    last_seen_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    gone_at: Mapped[datetime | None] = mapped_column(UtcDateTime())
 
 
 class OfferPriceHistoryRow(Base):

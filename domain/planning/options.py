@@ -38,7 +38,7 @@ from domain.planning.inference import smallest_copy
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
 from domain.planning.planners import PLANNERS
 from domain.planning.scoring import total
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, user_price_assumption
 from domain.tco import owned_monthly_usd
 from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload, Objective
 
@@ -142,7 +142,7 @@ def build_option(
         score=total(breakdown, objective),
         score_breakdown=breakdown,
         confidence=confidence(plan.catalog.accuracy, candidate.gpu, plan.kind),
-        assumptions=candidate.assumptions,
+        assumptions=candidate.assumptions + user_price_assumption(rental.offer if rental else None),
         reasons=candidate.reasons + reasons,
         warnings=candidate.warnings + warnings,
         tco=tco_hint(plan, candidate, money),

@@ -23,7 +23,7 @@ from domain.estimates import (
     Range,
 )
 from domain.explain import say
-from domain.pricing import Rental, allowed_offers
+from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, Rental, allowed_offers, with_user_prices
 from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, Workload, WorkloadSpec, workload_kind
 
 LIMIT_MAX = 50
@@ -134,6 +134,7 @@ class Plan:
     today: date
     forced: LayoutRequest | None = None
     max_batch: int | None = None
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @cached_property
@@ -152,7 +153,9 @@ class Plan:
     def _allowed_offers(self) -> dict[str, list[Offer]]:
         """Offers under the allowed pricing models and providers by GPU id, in the catalog's (id) order."""
         by_gpu: dict[str, list[Offer]] = {}
-        for offer in allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers):
+        allowed = allowed_offers(self.catalog.offers, self.pricing, self.constraints.providers)
+        # A user's own (negotiated) price replaces the catalog's offers of that GPU for this request.
+        for offer in with_user_prices(allowed, self.constraints.prices, self.pricing[0], self.today):
             by_gpu.setdefault(offer.gpu, []).append(offer)
         return by_gpu
 

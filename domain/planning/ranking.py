@@ -25,12 +25,14 @@ from domain.planning.plan import (
 )
 from domain.planning.planners import PLANNERS
 from domain.planning.scoring import need_cost, option_cost, scores, total
+from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
 from domain.workloads import (
     DEFAULT_PRICING,
     Constraints,
     Resolved,
     check_providers,
     normalise,
+    resolve_prices,
     unknown_name,
 )
 
@@ -108,6 +110,7 @@ def prepare(catalog: Catalog, request: RecommendationRequest, lang: Lang) -> Pre
         ecosystems=canonical(given.ecosystems),
         providers=canonical(given.providers),
         pricing=canonical(given.pricing or DEFAULT_PRICING),
+        prices=resolve_prices(catalog, given.prices, "constraints.prices"),
     )
     normalised = msgspec.structs.replace(request, workload=resolved.workload, constraints=constraints, lang=lang)
     return PreparedRequest(
@@ -126,12 +129,26 @@ def recommend(
     return rank(catalog, prepare(catalog, request, lang), now=now, rate=rate)
 
 
-def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: ExchangeRate) -> Recommendation:
+def rank(
+    catalog: Catalog,
+    prepared: PreparedRequest,
+    *,
+    now: datetime,
+    rate: ExchangeRate,
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS,
+) -> Recommendation:
     """The ranking of a prepared request."""
     normalised, constraints = prepared.request, prepared.constraints
     lang: Lang = normalised.lang or "en"
     allowed, denied = prepared.allowed, prepared.denied
-    plan = Plan(catalog=catalog, resolved=prepared.resolved, constraints=constraints, lang=lang, today=now.date())
+    plan = Plan(
+        catalog=catalog,
+        resolved=prepared.resolved,
+        constraints=constraints,
+        lang=lang,
+        today=now.date(),
+        price_max_age_days=price_max_age_days,
+    )
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
     costs: list[Cost | None] = []
@@ -176,7 +193,9 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
         # Options that meet the targets come first, then the objective's score; the cost of meeting the need
         # breaks ties.
         cost = needs[i] if needs[i] is not None else math.inf
-        return (bool(candidates[i].unmet), -totals[i], cost, candidates[i].gpu.id)
+        stale = costs[i] is not None and costs[i].stale_price  # type: ignore[union-attr]
+        # Options priced with an offer too old to trust come after the fresh ones.
+        return (bool(candidates[i].unmet), bool(stale), -totals[i], cost, candidates[i].gpu.id)
 
     order = sorted(range(len(candidates)), key=order_key)
     options = []
@@ -204,14 +223,27 @@ def rank(catalog: Catalog, prepared: PreparedRequest, *, now: datetime, rate: Ex
         currency=normalised.currency,
         exchange_rate=rate_used,
         lang=lang,
-        requirements=requirements(plan),
+        requirements=msgspec.structs.replace(
+            requirements(plan),
+            stale_offers=stale_count(
+                (o for gpu in catalog.gpus for o in plan.offers(gpu)), plan.today, plan.price_max_age_days
+            ),
+        ),
         options=options,
         excluded=excluded,
         summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
     )
 
 
-def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang: Lang, rate: ExchangeRate) -> Option:
+def estimate(
+    catalog: Catalog,
+    request: EstimateRequest,
+    *,
+    now: datetime,
+    lang: Lang,
+    rate: ExchangeRate,
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS,
+) -> Option:
     """One workload on one explicit configuration; one that cannot run answers feasible=false with the reason."""
     resolved = normalise(request.workload, catalog)
     gpu = catalog.gpu(request.gpu)
@@ -235,6 +267,7 @@ def estimate(catalog: Catalog, request: EstimateRequest, *, now: datetime, lang:
         today=now.date(),
         forced=request.parallelism,
         max_batch=request.max_batch,
+        price_max_age_days=price_max_age_days,
     )
     money = Money(currency=request.currency, rate=rate)
     try:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from domain.estimates import Cost, ScoreBreakdown
 from domain.planning.plan import Candidate, Money, Plan, rounded
-from domain.pricing import HOURS_PER_MONTH, per_1000_images, per_million_tokens, per_run
+from domain.pricing import HOURS_PER_MONTH, is_stale, per_1000_images, per_million_tokens, per_run
 from domain.workloads import Objective
 
 WEIGHTS: dict[Objective, dict[str, float]] = {
@@ -63,6 +63,8 @@ def option_cost(plan: Plan, candidate: Candidate, money: Money) -> Cost | None:
         hourly=round(hourly * scale, 2),
         monthly=round(hourly * HOURS_PER_MONTH * scale, 2),
         **{name: rounded(value * scale) for name, value in unit.items()},
+        stale_price=is_stale(rental.offer, plan.today, plan.price_max_age_days),
+        price_age_days=rental.age_days(plan.today),
     )
 
 

@@ -82,7 +82,8 @@ async def test_without_the_key_it_is_401(admin: Client) -> None:
     assert (await admin.get("/v1/model-history/x")).status_code == 404
 
 
-async def test_an_alias_another_model_has_is_a_400(admin: Client) -> None:
+async def test_an_alias_another_model_has_is_a_409(admin: Client) -> None:
     body = {"hf_config": config("mistral-7b"), "aliases": ["DeepSeek-R1"]}
     response = await admin.put("/v1/admin/models/clash", json=body, headers=HEADERS)
-    assert response.status_code == 400, response.text
+    assert response.status_code == 409 and "DeepSeek-R1" in response.text, response.text
+    assert (await admin.get("/v1/models/clash")).status_code == 404

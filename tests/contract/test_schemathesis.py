@@ -27,6 +27,7 @@ ALLOWED_REJECTIONS: tuple[tuple[int, str, str], ...] = (
     (400, r"is an? (language|image) model: ", "a catalog model of another kind than the workload names"),
     (400, r"exceeds .+'s context of \d+ tokens", "longer than the context of the catalog model named"),
     (404, r"No \w+ .+ in the catalog", "an id in the path the catalog does not hold"),
+    (404, r"No recorded changes of \w+", "an id in the path with no history"),
     # Not look-ups, and not expressible in JSON Schema either: relations between two numbers of one object.
     (400, r"kv_heads exceeds attention_heads", "a relation between two fields (JSON Schema compares no fields)"),
     (400, r"experts_per_token must be fewer than", "a relation between two fields"),
@@ -35,6 +36,10 @@ ALLOWED_REJECTIONS: tuple[tuple[int, str, str], ...] = (
     # The CSV import is a string to the schema: its rows are checked by the importer, line by line.
     (400, r"^Nothing was changed\. line \d+ .*(column|not CSV|more values)", "CSV structure beyond a string"),
     (413, r"", "an import over GPU_ADVISOR_MAX_IMPORT_BYTES (the documented 413): JSON Schema cannot bound bytes"),
+    # A config.json is any object to the schema: the architecture it must describe is checked by its reader.
+    (400, r"hf_config|model_type|config\.json", "a config.json without a key its architecture needs"),
+    (400, r"give either hf_config or the figures|is required \(or give hf_config\)", "one of two ways, not both"),
+    (409, r"already names", "a name or alias another stored model has: the schema cannot know what is stored"),
 )
 
 

@@ -342,7 +342,11 @@ def test_ranking_is_deterministic_and_ordered(reference: Catalog, data: st.DataO
     ranks = [option.rank for option in first.options]
     assert ranks == list(range(1, len(ranks) + 1))
     assert len(ranks) <= request.limit
-    keys = [(option.meets_targets, option.score) for option in first.options]
+    # options priced with offers past the age limit come after the fresh ones
+    keys = [
+        (option.meets_targets, not (option.cost is not None and option.cost.stale_price), option.score)
+        for option in first.options
+    ]
     assert keys == sorted(keys, reverse=True)
     # every GPU of the catalog is either an option or an exclusion, never both
     shown = [option.gpu.id for option in first.options]

@@ -1,0 +1,108 @@
+"""Apply a price feed to the stored catalog: added, changed and gone offers with history, all or nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+import msgspec
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from api.price_feed import FEED, Fetched
+from api.storage.catalog_repository import (
+    history_row,
+    load_catalog,
+    lock_catalog_writes,
+    offer_from_row,
+    record_version,
+)
+from api.storage.offer_repository import write_offers
+from api.storage.tables import OfferPriceHistoryRow, OfferRow, ProviderRow
+from domain.catalog import Catalog, Offer
+from domain.price_feed import FEED_PROVIDERS, FeedDiff, diff, feed_offers
+
+ACTOR = f"feed:{FEED}"
+
+
+@dataclass
+class SyncReport:
+    """What a sync did (or, dry, would do) per provider, and which providers could not be read."""
+
+    diffs: list[FeedDiff] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    applied: bool = False
+    version: str = ""
+
+
+async def _stored(session: AsyncSession, provider: str) -> tuple[dict[str, Offer], dict[str, OfferRow]]:
+    rows = (
+        await session.scalars(
+            select(OfferRow).where(OfferRow.provider_id == provider, OfferRow.feed == FEED, OfferRow.gone_at.is_(None))
+        )
+    ).all()
+    return {row.id: msgspec.convert(offer_from_row(row), Offer) for row in rows}, {row.id: row for row in rows}
+
+
+async def _administered(session: AsyncSession, offer_ids: Sequence[str]) -> dict[str, bool]:
+    """Whether someone other than the feed made each offer's latest change."""
+    rows = await session.execute(
+        select(OfferPriceHistoryRow.offer_id, OfferPriceHistoryRow.actor)
+        .where(OfferPriceHistoryRow.offer_id.in_(list(offer_ids)))
+        .order_by(OfferPriceHistoryRow.recorded_at, OfferPriceHistoryRow.id)
+    )
+    return {offer_id: actor != ACTOR for offer_id, actor in rows}
+
+
+async def sync(
+    session: AsyncSession, catalog: Catalog, fetched: Sequence[Fetched], *, now: datetime, apply: bool
+) -> SyncReport:
+    """Diff every provider that answered; with `apply`, write it in the caller's transaction."""
+    await lock_catalog_writes(session)
+    today: date = now.date()
+    report = SyncReport(failed={f.provider: f.error for f in fetched if f.error is not None})
+    rows_by_id: dict[str, OfferRow] = {}
+    fresh_ids: set[str] = set()
+    for answer in fetched:
+        if answer.error is not None:
+            continue
+        provider = FEED_PROVIDERS[answer.provider]
+        fresh, unmapped = feed_offers(catalog, answer.items, feed=FEED, version=answer.version, today=today)
+        fresh_ids |= {offer.id for offer in fresh}
+        stored, rows = await _stored(session, provider)
+        existing = {
+            row.id: row
+            for row in (await session.scalars(select(OfferRow).where(OfferRow.id.in_([o.id for o in fresh])))).all()
+        }
+        rows_by_id |= rows | existing
+        curated = {offer_id: msgspec.convert(offer_from_row(row), Offer) for offer_id, row in existing.items()}
+        administered = await _administered(session, list(stored) + list(curated))
+        administered |= {offer_id: True for offer_id, row in existing.items() if row.feed != FEED}
+        report.diffs.append(diff(provider, fresh, stored | curated, administered, unmapped))
+    if not apply:
+        return report
+    upserts = [o for d in report.diffs for o in d.added] + [c.offer for d in report.diffs for c in d.changed]
+    await write_offers(session, upserts, [], actor=ACTOR)
+    for offer in upserts:
+        row = rows_by_id.get(offer.id) or await session.get(OfferRow, offer.id)
+        if row is not None:
+            row.feed, row.last_seen_at, row.gone_at = FEED, now, None
+    for offer_id in fresh_ids:
+        if (row := rows_by_id.get(offer_id)) is not None and row.feed == FEED:
+            row.last_seen_at = now
+    for d in report.diffs:
+        for offer in d.gone:
+            row = rows_by_id[offer.id]
+            row.gone_at = now
+            session.add(history_row(offer, change="gone", actor=ACTOR, previous=row.usd_per_gpu_hour, now=now))
+    seen = {d.provider for d in report.diffs}
+    for provider_row in (await session.scalars(select(ProviderRow).where(ProviderRow.id.in_(seen)))).all():
+        provider_row.record = provider_row.record | {"feed": FEED, "last_synced_at": now.isoformat()}
+        provider_row.updated_at = now
+    await session.flush()
+    stored_catalog = await load_catalog(session)
+    report.version = stored_catalog.version if stored_catalog else ""
+    await record_version(session, report.version, now)
+    report.applied = True
+    return report

@@ -1,0 +1,73 @@
+"""Old prices are shown but flagged and ranked last; a user's own price replaces the catalog's for that GPU."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import pytest
+from domain.planning import RecommendationRequest, prepare, rank
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from api.settings import Settings, SettingsError
+from domain.catalog import Catalog
+from domain.estimates import ExchangeRate
+
+NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
+RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
+LLAMA_8B = {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8}
+
+
+def recommend(catalog: Catalog, body: dict[str, Any], max_age: int = 120) -> Any:
+    request = msgspec.convert(body, RecommendationRequest)
+    return rank(catalog, prepare(catalog, request, "en"), now=NOW, rate=RATE, price_max_age_days=max_age)
+
+
+def test_options_priced_with_old_offers_say_so_and_requirements_count_them(reference: Catalog) -> None:
+    answer = recommend(reference, {"workload": LLAMA_8B})
+    assert answer.options and all(o.cost.stale_price for o in answer.options if o.cost)
+    assert all(o.cost.price_age_days > 120 for o in answer.options if o.cost)
+    assert answer.requirements.stale_offers > 0
+    fresh = recommend(reference, {"workload": LLAMA_8B}, max_age=100_000)
+    assert fresh.requirements.stale_offers == 0 and not any(o.cost.stale_price for o in fresh.options if o.cost)
+
+
+def test_a_fresh_price_ranks_before_old_ones_and_is_stated(reference: Catalog) -> None:
+    # L40S at the user's negotiated 5 USD is dearer than every catalog price, but the only current one.
+    answer = recommend(reference, {"workload": LLAMA_8B, "constraints": {"prices": {"L40S": 5.0}}})
+    best = answer.options[0]
+    assert best.gpu.id == "l40s" and best.offer is not None and best.offer.usd_per_gpu_hour == 5.0
+    assert best.cost is not None and not best.cost.stale_price
+    price = next(a for a in best.assumptions if a.name == "price")
+    assert "5 USD per GPU-hour for l40s" in price.value and price.source == "your price (constraints.prices)"
+    assert all(o.cost.stale_price for o in answer.options[1:] if o.cost)
+
+
+def test_a_user_price_makes_an_unrented_gpu_an_option(reference: Catalog) -> None:
+    answer = recommend(reference, {"workload": LLAMA_8B, "constraints": {"gpus": ["gb300"], "prices": {"gb300": 7.5}}})
+    assert [o.gpu.id for o in answer.options] == ["gb300"]
+    assert answer.options[0].cost is not None and answer.options[0].cost.hourly == 7.5
+
+
+async def test_an_unknown_gpu_in_prices_is_a_400(client: AsyncTestClient[Litestar]) -> None:
+    body = {"workload": LLAMA_8B, "constraints": {"prices": {"h900": 2.0}}}
+    response = await client.post("/v1/recommendations", json=body)
+    assert response.status_code == 400 and "constraints.prices" in response.text
+    negative = {"workload": LLAMA_8B, "constraints": {"prices": {"h100-sxm": -1}}}
+    assert (await client.post("/v1/recommendations", json=negative)).status_code == 400
+
+
+async def test_the_service_flags_old_prices(client: AsyncTestClient[Litestar]) -> None:
+    response = await client.post("/v1/recommendations", json={"workload": LLAMA_8B})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["requirements"]["stale_offers"] > 0 and body["options"][0]["cost"]["stale_price"] is True
+
+
+def test_the_age_limit_is_a_setting() -> None:
+    assert Settings.from_env({}).price_max_age_days == 120
+    assert Settings.from_env({"GPU_ADVISOR_PRICE_MAX_AGE_DAYS": "30"}).price_max_age_days == 30
+    with pytest.raises(SettingsError):
+        Settings.from_env({"GPU_ADVISOR_PRICE_MAX_AGE_DAYS": "0"})

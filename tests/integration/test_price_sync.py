@@ -1,0 +1,192 @@
+"""`gpu-advisor prices sync` on recorded gpuhunt catalogs served from 127.0.0.1: diff, apply, gone, admin, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import shutil
+import threading
+import zipfile
+from collections.abc import Iterator
+from datetime import date, timedelta
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from api.cli import main
+from api.storage.bootstrap import migrate_and_seed
+from api.storage.catalog_repository import load_catalog
+from api.storage.database import create_engine, create_session_factory
+from api.storage.offer_repository import write_offers
+from api.storage.tables import OfferPriceHistoryRow, OfferRow
+from domain.catalog import Catalog
+
+pytestmark = pytest.mark.integration
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "gpuhunt"
+SERVED = ["aws", "azure", "gcp", "lambdalabs", "nebius", "oci", "runpod", "verda"]
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+def publish(root: Path, provider: str, csv_text: str, version: str) -> None:
+    """Lay out one provider's catalog as gpuhunt reads it."""
+    folder = root / provider / version
+    folder.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"{provider}.csv", csv_text)
+    (folder / "catalog.zip").write_bytes(buffer.getvalue())
+    (root / provider / "version").write_text(version)
+
+
+@pytest.fixture
+def catalogs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The recorded catalogs on a loopback HTTP server; GPUHUNT_CATALOG_URL points gpuhunt at it."""
+    root = tmp_path / "catalogs"
+    for provider in SERVED:
+        publish(root, provider, (FIXTURES / f"{provider}.csv").read_text(), "20261130-1")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("GPUHUNT_CATALOG_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    try:
+        yield root
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def database(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    asyncio.run(migrate_and_seed(postgres_url))
+    monkeypatch.setenv("DATABASE_URL", postgres_url)
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    return postgres_url
+
+
+def run_sync(*args: str) -> dict[str, Any]:
+    result = CliRunner().invoke(main, ["prices", "sync", "--json", *args])
+    assert result.exit_code == 0, result.output
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+async def stored(url: str) -> tuple[Catalog, list[OfferPriceHistoryRow], list[OfferRow]]:
+    engine = create_engine(url)
+    try:
+        async with create_session_factory(engine)() as session:
+            catalog = await load_catalog(session)
+            history = list((await session.scalars(select(OfferPriceHistoryRow))).all())
+            rows = list((await session.scalars(select(OfferRow).where(OfferRow.feed.is_not(None)))).all())
+            assert catalog is not None
+            return catalog, history, rows
+    finally:
+        await engine.dispose()
+
+
+def by_provider(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {entry["provider"]: entry for entry in document["providers"]}
+
+
+def test_dry_run_shows_the_diff_for_eight_providers_and_writes_nothing(catalogs: Path, database: str) -> None:
+    before, history_before, _ = asyncio.run(stored(database))
+    document = run_sync("--dry-run")
+    providers = by_provider(document)
+    assert set(providers) == {"aws", "azure", "gcp", "lambda", "nebius", "oracle", "runpod", "verda"}
+    assert all(entry["added"] for entry in providers.values())
+    assert document["applied"] is False
+    assert [f["provider"] for f in document["failed"]] == ["cloudrift"] and document["failed"][0]["error"]
+    # p5.48xlarge: 55.04 for 8 GPUs, the cheaper of two regions; its spot price is its own offer.
+    aws = {o["id"]: o for o in providers["aws"]["added"]}
+    assert aws["aws-p5.48xlarge"]["usd_per_gpu_hour"] == pytest.approx(6.88)
+    assert aws["aws-p5.48xlarge-spot"]["pricing"] == "spot"
+    assert "A10G" in providers["aws"]["unmapped_gpus"]
+    after, history_after, feed_rows = asyncio.run(stored(database))
+    assert after.version == before.version and len(history_after) == len(history_before) and not feed_rows
+
+
+def test_sync_applies_with_history_then_changes_and_gone(catalogs: Path, database: str) -> None:
+    first = run_sync()
+    assert first["applied"] is True
+    catalog, history, rows = asyncio.run(stored(database))
+    added = sum(len(entry["added"]) for entry in first["providers"])
+    assert len(rows) == added and all(row.feed == "gpuhunt" and row.last_seen_at for row in rows)
+    assert sum(1 for h in history if h.actor == "feed:gpuhunt" and h.change == "created") == added
+    nebius = catalog.provider("nebius")
+    assert nebius is not None and nebius.feed == "gpuhunt" and nebius.last_synced_at is not None
+    assert any(o.id == "runpod-nvidia-h200" and o.usd_per_gpu_hour == 3.59 for o in catalog.offers)
+
+    # The next catalog: RunPod's H200 is cheaper and its RTX 4090 is gone; Lambda cannot be reached.
+    runpod = (FIXTURES / "runpod.csv").read_text().replace(",3.59,", ",3.19,")
+    runpod = "\n".join(line for line in runpod.splitlines() if "RTX 4090" not in line) + "\n"
+    publish(catalogs, "runpod", runpod, "20261201-1")
+    shutil.rmtree(catalogs / "lambdalabs")
+    second = run_sync()
+    providers = by_provider(second)
+    assert providers["runpod"]["changed"] == [
+        {"id": "runpod-nvidia-h200", "gpu": "h200", "pricing": "on_demand", "usd_per_gpu_hour": 3.19,
+         "old_usd_per_gpu_hour": 3.59}
+    ]  # fmt: skip
+    assert [o["id"] for o in providers["runpod"]["gone"]] == ["runpod-nvidia-geforce-rtx-4090"]
+    assert "lambda" not in providers and {f["provider"] for f in second["failed"]} == {"cloudrift", "lambdalabs"}
+    catalog, history, _ = asyncio.run(stored(database))
+    ids = {o.id for o in catalog.offers}
+    assert "runpod-nvidia-geforce-rtx-4090" not in ids  # gone: kept in history, no longer served
+    assert "lambda-gpu-1x-h100-sxm5" in ids  # a provider that failed changes nothing of its own
+    changes = [(h.offer_id, h.change) for h in history if h.offer_id.startswith("runpod-nvidia")]
+    assert ("runpod-nvidia-geforce-rtx-4090", "gone") in changes and ("runpod-nvidia-h200", "updated") in changes
+
+
+def test_an_administrators_newer_price_is_not_overwritten(catalogs: Path, database: str) -> None:
+    run_sync("--provider", "verda")
+    catalog, _, _ = asyncio.run(stored(database))
+    offer = next(o for o in catalog.offers if o.id == "verda-1h100.80s.30v")
+    negotiated = msgspec.structs.replace(offer, usd_per_gpu_hour=1.5, as_of=date.today() + timedelta(days=1))
+
+    async def administer() -> None:
+        engine = create_engine(database)
+        try:
+            async with create_session_factory(engine)() as session, session.begin():
+                await write_offers(session, [negotiated], [], actor="api-key-1")
+        finally:
+            await engine.dispose()
+
+    asyncio.run(administer())
+    document = run_sync("--provider", "verda")
+    verda = by_provider(document)["verda"]
+    assert [o["id"] for o in verda["kept"]] == ["verda-1h100.80s.30v"] and not verda["changed"]
+    catalog, _, _ = asyncio.run(stored(database))
+    assert next(o for o in catalog.offers if o.id == "verda-1h100.80s.30v").usd_per_gpu_hour == 1.5
+
+
+def test_no_provider_reachable_changes_nothing_and_fails(database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUHUNT_CATALOG_URL", "http://127.0.0.1:9")  # nothing listens on the discard port
+    result = CliRunner().invoke(main, ["prices", "sync", "--json"])
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert not document["providers"] and len(document["failed"]) == 9
+
+
+async def test_providers_and_metrics_show_the_last_sync(catalogs: Path, database: str) -> None:
+    from litestar.testing import AsyncTestClient
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    await asyncio.to_thread(run_sync, "--provider", "gcp")
+    async with AsyncTestClient(app=create_app(Settings(database_url=database, rate_limit_per_minute=0))) as client:
+        providers = {p["id"]: p for p in (await client.get("/v1/providers")).json()["items"]}
+        assert providers["gcp"]["feed"] == "gpuhunt" and providers["gcp"]["last_synced_at"]
+        assert providers["digitalocean"]["feed"] is None and providers["digitalocean"]["last_synced_at"] is None
+        metrics = (await client.get("/metrics")).text
+        assert 'gpu_advisor_price_feed_last_sync_timestamp_seconds{feed="gpuhunt",provider="gcp"}' in metrics
