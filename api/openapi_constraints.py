@@ -86,9 +86,11 @@ def _restore(published: Schema, wanted: dict[str, Any]) -> None:
         (b["additionalProperties"] for b in _json_branches(wanted) if isinstance(b.get("additionalProperties"), dict)),
         None,
     )
-    values = next((b.additional_properties for b in branches if isinstance(b.additional_properties, Schema)), None)
-    if wanted_values is not None and "$ref" not in wanted_values and values is not None:
-        _restore(values, wanted_values)
+    mapped: Schema | None = next(
+        (b.additional_properties for b in branches if isinstance(b.additional_properties, Schema)), None
+    )
+    if wanted_values is not None and "$ref" not in wanted_values and mapped is not None:
+        _restore(mapped, wanted_values)
 
 
 def restore_constraints(openapi: OpenAPI, request_types: Iterable[type[msgspec.Struct]]) -> None:

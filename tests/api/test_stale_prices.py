@@ -7,13 +7,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from domain.planning import RecommendationRequest, prepare, rank
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from api.settings import Settings, SettingsError
 from domain.catalog import Catalog
 from domain.estimates import ExchangeRate
+from domain.planning import RecommendationRequest, prepare, rank
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
