@@ -16,6 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
 
+from api.chat.mcp_server import build_server, http_session_manager, service_context
 from api.http.auth import API_KEY_HEADER
 from api.http.head_requests import HeadAsGet
 from api.http.problems import EXCEPTION_HANDLERS
@@ -25,7 +26,6 @@ from api.http.read_deadline import BodyDeadline
 from api.http.request_body import BODY_OPT, check_body
 from api.http.request_context import REQUEST_ID_HEADER, RequestContext
 from api.logs import configure_logging
-from api.mcp_server import build_server, http_session_manager, service_context
 from api.openapi_constraints import restore_constraints
 from api.openapi_extras import complete_openapi
 from api.routes import (

@@ -9,9 +9,9 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
+from api.chat.tools import TOOLS, Tool
 from api.http.problems import problem_responses
 from api.schemas import ToolManifestRead, ToolOperationRead
-from api.tools import TOOLS, Tool
 
 MCP_PATH = "/mcp"
 Format = Literal["openai", "anthropic"]

@@ -17,8 +17,8 @@ from mcp import Client, StdioServerParameters
 
 from api import examples
 from api.app import create_app
+from api.chat.tools import TOOLS
 from api.settings import Settings
-from api.tools import TOOLS
 from tests.conftest import LiveServer
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -18,7 +18,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from api.cli import main
-from api.cli_tables import shorten
+from api.cli.tables import shorten
 from api.storage.bootstrap import migrate_and_seed
 from domain.explain import money
 from tests.conftest import sqlite_url

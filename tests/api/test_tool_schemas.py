@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from api.tools import TOOLS
+from api.chat.tools import TOOLS
 
 
 def undescribed(node: Any, path: str = "") -> list[str]:

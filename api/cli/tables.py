@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from api.fit_table import Column, FitTable, Step, fit_tables, natural_width
+from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
 from domain.explain import assumption_name, money, percent, pricing_name, target_names

@@ -14,10 +14,10 @@ from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from api.catalog_view import offer_read
+from api.chat.tools import TOOLS, ToolContext, ToolError, call_tool
 from api.recommendation_store import saved_recommendation
 from api.services import Services
 from api.settings import Settings
-from api.tools import TOOLS, ToolContext, ToolError, call_tool
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 

@@ -42,7 +42,7 @@ def _document(report: Any) -> dict[str, Any]:
 def _table(report: Any) -> None:
     from rich.table import Table
 
-    from api.cli_tables import console
+    from api.cli.tables import console
 
     table = Table(title="prices sync" + ("" if report.applied else " (dry run: nothing written)"))
     for column in ("provider", "change", "offer", "gpu", "USD/GPU-h"):
@@ -83,7 +83,7 @@ def sync(providers: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch offers through gpuhunt (GPUHUNT_CATALOG_URL) and write added, changed and gone offers with history."""
     from sqlalchemy.ext.asyncio import AsyncSession
 
-    from api.cli_writes import write_and_announce
+    from api.cli.writes import write_and_announce
     from api.price_feed import fetch
     from api.price_sync import SyncReport
     from api.price_sync import sync as run_sync

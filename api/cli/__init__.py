@@ -1,0 +1,5 @@
+"""The terminal: `gpu-advisor` and its command groups."""
+
+from api.cli.main import main
+
+__all__ = ["main"]

@@ -1,0 +1,190 @@
+"""What every command shares: settings, option types, one-line input errors, catalog loading, JSON output."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, get_args
+
+import click
+
+from api.cli.tables import console
+from api.settings import Settings, SettingsError
+from domain.catalog import Catalog, Ecosystem, Pricing, Vendor
+
+if TYPE_CHECKING:
+    from api.catalog_view import CatalogView, NotInCatalog
+
+DEFAULT_OPENAPI_PATH = Path("openapi/openapi.json")
+PRICING: tuple[str, ...] = get_args(Pricing)
+VENDORS: tuple[str, ...] = get_args(Vendor)
+ECOSYSTEMS: tuple[str, ...] = get_args(Ecosystem)
+LANGS = ("en", "zh")
+
+
+class InputError(click.ClickException):
+    """Input the command cannot use: one line on stderr, exit code 2 like click's own usage errors."""
+
+    exit_code = 2
+
+
+class CommaList(click.ParamType):
+    """A comma-separated list, each item one of `choices` when given."""
+
+    name = "list"
+
+    def __init__(self, choices: Sequence[str] | None = None) -> None:
+        self.choices = tuple(choices) if choices else None
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + ",".join(self.choices) + "]" if self.choices else "A,B,..."
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> list[str]:
+        if isinstance(value, list):
+            return value
+        items = [part.strip() for part in str(value).split(",") if part.strip()]
+        option = param.opts[0] if param is not None else "value"
+        if not items:
+            raise InputError(f"{option}: give at least one value")
+        for item in items:
+            if self.choices and item not in self.choices:
+                close = difflib.get_close_matches(item, self.choices, n=1, cutoff=0.4)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                raise InputError(f"{option}: {item!r} is not one of {', '.join(self.choices)}{hint}")
+        return items
+
+
+class OneOf(click.Choice):
+    """A choice whose error names the closest valid value."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            choices = [str(choice) for choice in self.choices]
+            close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.4)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            self.fail(f"{value!r} is not one of {', '.join(choices)}{hint}", param, ctx)
+
+
+class Commands(click.Group):
+    """The command group: a bad option value is one line on stderr (exit 2), without the usage text."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.BadParameter as error:
+            raise InputError(error.format_message()) from None
+
+
+def _settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except SettingsError as error:
+        raise InputError(str(error)) from None
+
+
+def _print_seed(report: object) -> None:
+    from api.storage.catalog_repository import SeedReport
+
+    assert isinstance(report, SeedReport)
+    changes = ", ".join(
+        f"{table}: +{report.inserted.get(table, 0)} ~{report.updated.get(table, 0)}" for table in report.inserted
+    )
+    click.echo(f"seeded catalog {report.version} ({changes})")
+    if report.kept:
+        click.echo(f"kept as administrators left them: {', '.join(report.kept)}")
+
+
+def _waiting(message: str) -> Any:
+    """A spinner on stderr while something slow runs; nothing when stderr is not a terminal."""
+    return console(stderr=True).status(message)
+
+
+def _lang_option(command: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--lang",
+        type=OneOf(LANGS),
+        default="en",
+        show_default=True,
+        help="Language of the headers and of every sentence.",
+    )(command)
+
+
+def _json_option(command: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print the JSON document the HTTP API returns, and nothing else."
+    )(command)
+
+
+def _wide_option(command: Callable[..., None]) -> Callable[..., None]:
+    return click.option(
+        "--wide", is_flag=True, help="Every column of every table, however wide (tables fit the terminal otherwise)."
+    )(command)
+
+
+def _print_json(document: Any) -> None:
+    import msgspec
+
+    click.echo(msgspec.json.encode(document).decode())
+
+
+def _load_view() -> CatalogView:
+    """The catalog the service would serve now: the database's, else the shipped reference data."""
+    from api.services import Services
+
+    async def load() -> CatalogView:
+        services = await Services.start(_settings())
+        try:
+            return services.view
+        finally:
+            await services.close()
+
+    return asyncio.run(load())
+
+
+def _load_catalog() -> Catalog:
+    return _load_view().catalog
+
+
+# Errors: name the option, not the JSON field
+
+
+_AT_FIELD = re.compile(r" - at `\$(?:\[\d+\])?\.([\w.\[\]]+)`")
+
+
+def _option(field: str, renames: Mapping[str, str]) -> str:
+    """The command-line option a request field comes from: workload.max_ttft_ms -> --max-ttft-ms."""
+    path = re.sub(r"\[\d+\]", "", field).split(".")
+    if len(path) > 1 and path[0] in ("workload", "constraints"):
+        path = path[1:]
+    return " ".join([renames.get(path[0], "--" + path[0].replace("_", "-")), *path[1:]])
+
+
+def _rejected(field: str, message: str, renames: Mapping[str, str]) -> InputError:
+    return InputError(f"{_option(field, renames)}: {message}")
+
+
+def _not_in_catalog(missing: NotInCatalog, options: Mapping[str, str]) -> InputError:
+    return InputError(f"{options.get(missing.kind, missing.kind)}: {missing}")
+
+
+def _decode(document: dict[str, Any], target: Any, renames: Mapping[str, str] | None = None) -> Any:
+    """The request struct for a document built from options; a range or type problem names the option."""
+    import msgspec
+
+    try:
+        return msgspec.convert(document, target)
+    except msgspec.ValidationError as error:
+        text = str(error)
+        found = _AT_FIELD.search(text)
+        message = re.sub(r"^Expected `\w+`,? (?:that's )?", "must be ", text.split(" - at `$")[0])
+        if found is None:
+            raise InputError(message) from None
+        raise _rejected(found.group(1), message, renames or {}) from None
+
+
+# Workloads
