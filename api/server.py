@@ -22,6 +22,8 @@ from uvicorn.supervisors import Multiprocess
 from api.settings import Settings
 
 _TIMEOUT_RESPONSE = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+# What a refused connection may still send before it is closed regardless.
+LINGER_BYTES = 1 << 20
 _TOO_LARGE_RESPONSE = b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
 
 
@@ -43,23 +45,40 @@ class GuardedH11Protocol(H11Protocol):
         self.max_incomplete_event_size: int = (
             config.h11_max_incomplete_event_size or 16 * 1024  # h11's own default
         )
+        self._discarding = 0  # bytes still read and dropped after a refusal (a lingering close), or 0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm_head_timer()
 
     def data_received(self, data: bytes) -> None:
+        if self._discarding:
+            self._discarding = max(0, self._discarding - len(data))
+            if not self._discarding:
+                self.transport.close()
+            return
         # h11 bounds only a head that is still incomplete; one that arrives whole in a large read passes, so the
         # head is measured here, before h11 parses it.
         if self.conn.their_state is h11.IDLE:
             buffered = bytes(self.conn.trailing_data[0]) + data
             end = buffered.find(b"\r\n\r\n")
             if (end if end >= 0 else len(buffered)) > self.max_incomplete_event_size:
-                self._disarm_head_timer()
-                self.transport.write(_TOO_LARGE_RESPONSE)
-                self.transport.close()
+                self._refuse()
                 return
         super().data_received(data)
+
+    def _refuse(self) -> None:
+        """Answer 431 and close without a reset: closing while the client still sends makes the kernel reset the
+        connection, and the client may lose the answer; so the rest is read and dropped (bounded, and within the
+        head deadline) after our side is shut for writing."""
+        self._disarm_head_timer()
+        self.transport.write(_TOO_LARGE_RESPONSE)
+        if not self.transport.can_write_eof():
+            self.transport.close()
+            return
+        self.transport.write_eof()
+        self._discarding = LINGER_BYTES
+        self._head_timer = self.loop.call_later(self._head_timeout_s, self.transport.close)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_head_timer()
