@@ -113,7 +113,7 @@ def comparison_read(view: CatalogView, gpus: list[Gpu], lang: Lang) -> GpuCompar
     rows = compare_gpus(view.catalog, gpus)
     return GpuComparisonRead(
         baseline=gpus[0].id,
-        items=[view.gpus[gpu.id] for gpu in gpus],
+        items=[_in_language(view.gpus[gpu.id], gpu, lang) for gpu in gpus],
         ratios=[
             GpuRatios(
                 gpu=row.gpu.id,
@@ -129,6 +129,13 @@ def comparison_read(view: CatalogView, gpus: list[Gpu], lang: Lang) -> GpuCompar
         summary=comparison_summary(view.catalog, rows, lang),
         lang=lang,
     )
+
+
+def _in_language(read: GpuRead, gpu: Gpu, lang: Lang) -> GpuRead:
+    """The GPU as published, with its notes in Chinese for a Chinese answer when the catalog has them."""
+    if lang == "zh" and gpu.notes_zh:
+        return msgspec.structs.replace(read, notes=gpu.notes_zh)
+    return read
 
 
 class NotInCatalog(LookupError):

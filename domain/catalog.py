@@ -76,6 +76,7 @@ class Gpu(Record, kw_only=True, frozen=True):
     # the wider ratios.
     half_rate_fp32_accumulate: bool = False
     notes: str = ""
+    notes_zh: str = ""  # the same notes in Chinese, for answers in Chinese
 
     @property
     def supports_fp8(self) -> bool:

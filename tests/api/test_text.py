@@ -33,7 +33,7 @@ TERMS = {
     "kW", "kWh", "USD", "CNY", "PUE", "BF", "FP", "INT", "KV", "TP", "PP", "DP", "MoE", "LoRA", "QLoRA", "MFU",
     "MBU", "ZeRO", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "RoCE", "RDMA", "CUDA", "ROCm", "CANN", "SynapseAI",
     "Optimum", "Habana", "HBM", "Ada", "Hopper", "Blackwell", "CDNA", "Gaudi", "x", "purchase_usd", "VAE", "OAM",
-    "DGX", "HGX", "SXM", "AdamW",
+    "DGX", "HGX", "SXM", "AdamW", "AWS",
 }  # fmt: skip
 
 
@@ -41,7 +41,7 @@ def product_words(catalog: Catalog) -> set[str]:
     """Every word of a product's name or id: GPUs, servers, providers, models."""
     names: list[str] = []
     for gpu in catalog.gpus:
-        names += [gpu.id, gpu.name, gpu.vendor, gpu.architecture, *gpu.aliases]
+        names += [gpu.id, gpu.name, gpu.vendor, gpu.architecture, gpu.memory_type, gpu.form_factor, *gpu.aliases]
     for provider in catalog.providers:
         names += [provider.id, provider.name]
     for system in catalog.systems:
@@ -51,16 +51,26 @@ def product_words(catalog: Catalog) -> set[str]:
     return {word for name in names for word in WORD.findall(name)}
 
 
+# A token with a digit in it (HBM3e, p5en, MI300X) is a product code, never an English word.
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
 def english_words(text: str, allowed: set[str]) -> list[str]:
-    return [word for word in WORD.findall(text) if word not in allowed and word not in TERMS]
+    return [
+        word
+        for token in TOKEN.findall(text)
+        if not any(character.isdigit() for character in token)
+        for word in WORD.findall(token)
+        if word not in allowed and word not in TERMS
+    ]
 
 
 def sentences(answer: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """The sentences of an answer: summaries, reasons, warnings and the reasons things were left out."""
+    """The sentences of an answer: summaries, reasons, warnings, notes and the reasons things were left out."""
     if isinstance(answer, dict):
         for key, value in answer.items():
             here = f"{path}.{key}"
-            if key in ("summary", "reason") and isinstance(value, str):
+            if key in ("summary", "reason", "notes") and isinstance(value, str):
                 yield here, value
             elif key in ("reasons", "warnings") and isinstance(value, list):
                 yield from ((f"{here}[]", item) for item in value if isinstance(item, str))
