@@ -164,7 +164,7 @@ def prices(ctx: click.Context, **values: Any) -> None:
     if values["as_json"]:
         _print_json(page)
         return
-    from api.cli.tables import offers_view
+    from api.cli.catalog_tables import offers_view
 
     show(offers_view(page, values["lang"]), wide=values["wide"])
 

@@ -268,7 +268,7 @@ def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool, wide: bool) -> Non
     if as_json:
         _print_json(comparison)
         return
-    from api.cli.tables import comparison_view
+    from api.cli.catalog_tables import comparison_view
 
     show(comparison_view(comparison, comparison.lang), wide=wide)
 
@@ -322,6 +322,6 @@ def tco(**values: Any) -> None:
     if values["as_json"]:
         _print_json(answer)
         return
-    from api.cli.tables import tco_view
+    from api.cli.tco_tables import tco_view
 
     show(tco_view(answer, values["lang"]), wide=values["wide"])
