@@ -312,6 +312,7 @@ class Catalog:
         "_systems",
         "_systems_by_gpu",
         "accuracy",
+        "derived",
         "gpus",
         "models",
         "offers",
@@ -336,6 +337,8 @@ class Catalog:
         self.models = tuple(sorted(models, key=lambda r: r.id))
         # The calibration ledger (domain.planning.accuracy.Ledger) the service attaches once it is built.
         self.accuracy: Any = None
+        # Facts derived from this snapshot alone (layout shapes, speed models), shared by every request on it.
+        self.derived: dict[Any, Any] = {}
         problems: list[str] = []
         self._gpus = _index("gpu", self.gpus, problems)
         self._systems = _index("system", self.systems, problems)

@@ -304,14 +304,16 @@ QLORA_SLOWDOWN = Factor(
 
 def family_of(gpu: Gpu) -> Family:
     """The efficiency row a GPU uses: its vendor's generation, with GDDR/PCIe NVIDIA cards in one row."""
-    # Asked for on every estimate of every layout: worked out once per GPU record.
-    found = _FAMILIES.get(gpu)
+    # Asked for on every estimate of every layout: worked out once per GPU, keyed by the fields it reads (hashing
+    # the whole record would cost more than the answer).
+    key = (gpu.id, gpu.vendor, gpu.architecture, gpu.memory_type)
+    found = _FAMILIES.get(key)
     if found is None:
-        found = _FAMILIES[gpu] = _family(gpu)
+        found = _FAMILIES[key] = _family(gpu)
     return found
 
 
-_FAMILIES: dict[Gpu, Family] = {}
+_FAMILIES: dict[tuple[str, str, str, str], Family] = {}
 
 
 def _family(gpu: Gpu) -> Family:

@@ -72,11 +72,9 @@ def rent(
         rented = instances * size  # Rental.gpus
         if exact and rented != gpus:
             continue
-        if not fits(rented, machines(size, instances)):
-            continue
         # Compared without building a Rental per offer: Rental.usd_per_hour, then the price, then the id.
         key = (rented * offer.usd_per_gpu_hour, offer.usd_per_gpu_hour, offer.id)
-        if best is None or key < best:
+        if (best is None or key < best) and fits(rented, machines(size, instances)):
             best, chosen = key, (offer, instances)
     return Rental(offer=chosen[0], instances=chosen[1]) if chosen is not None else None
 

@@ -203,6 +203,7 @@ class InstanceSpeed:
         if tensor > 1 and model.moe is not None and layout.expert == 1:
             self.all_reduces += self.layers * moe_share  # the MoE combine under tensor-parallel experts
         self._prefills: dict[Scenario, tuple[float, float]] = {}
+        self._points: dict[tuple[int, Scenario], ServingPoint] = {}
 
     def _mbu(self, scenario: Scenario) -> float:
         mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
@@ -214,6 +215,15 @@ class InstanceSpeed:
 
     def point(self, batch: int, scenario: Scenario, arrivals_per_s: float = 0.0) -> ServingPoint:
         """`batch` sequences at a time in a scenario; `arrivals_per_s` new requests a second for the TTFT queue."""
+        if not arrivals_per_s:
+            # Searches ask for the same batch several times, and requests of one shape share this model.
+            found = self._points.get((batch, scenario))
+            if found is None:
+                found = self._points[(batch, scenario)] = self._point(batch, scenario, 0.0)
+            return found
+        return self._point(batch, scenario, arrivals_per_s)
+
+    def _point(self, batch: int, scenario: Scenario, arrivals_per_s: float) -> ServingPoint:
         step_s, bound = self.step(batch, scenario)
         alone, prefill_compute = self.prefill(scenario)
         output_tokens = self.output_tokens

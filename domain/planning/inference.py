@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 
 from domain.catalog import Gpu, LlmModel
 from domain.efficiency import SCENARIOS
@@ -29,43 +28,54 @@ from domain.workloads import InferenceWorkload
 
 
 class Copy:
-    """One model copy's layout on one GPU: its memory, its batch cap, and its speed when first asked."""
+    """One model copy's layout on one GPU: its memory, its batch cap, and its speed model.
 
-    def __init__(self, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> None:
-        self.plan, self.gpu, self.layout = plan, gpu, sized.layout
-        self.memory: InferenceMemory = sized.shape.memory(usable)
-        sizing = inference_sizing(plan)
-        caps = [self.memory.max_concurrency, ENGINES[sizing.workload.engine].batch_cap(gpu)]
-        if plan.max_batch is not None:
-            caps.append(plan.max_batch)
-        self.capacity = min(caps)
-        self._points: dict[int, ServingPoint] = {}
+    A copy depends on the request only through its shape (precisions, lengths, engine, batch cap), so requests of
+    one shape share it, with the points its speed model already computed.
+    """
 
-    @property
-    def gpus(self) -> int:
-        return self.layout.gpus
-
-    @cached_property
-    def speed(self) -> InstanceSpeed:
-        sizing = inference_sizing(self.plan)
+    def __init__(self, sizing: InferenceSizing, gpu: Gpu, sized: Sized, usable: float, max_batch: int | None) -> None:
+        self.gpu, self.layout = gpu, sized.layout
+        self.memory: InferenceMemory = sizing.layouts.memory(sized, usable)
         workload = sizing.workload
-        return InstanceSpeed(
+        engine = ENGINES[workload.engine]
+        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
+        if max_batch is not None:
+            caps.append(max_batch)
+        self.capacity = min(caps)
+        self.gpus = self.layout.gpus
+        self.speed = InstanceSpeed(
             sizing.model,
-            self.gpu,
+            gpu,
             sizing.precision,
             sizing.kv_precision,
             self.layout,
             workload.input_tokens,
             workload.output_tokens,
-            ENGINES[workload.engine].decode_speedup,
+            engine_speedup=engine.decode_speedup,
         )
 
+    @classmethod
+    def of(cls, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> Copy:
+        """The copy for this request's shape, shared with earlier requests of the same shape on this catalog."""
+        sizing = inference_sizing(plan)
+        workload = sizing.workload
+        key = (
+            "copy",
+            gpu.id,
+            sized.layout,
+            sizing.precision,
+            sizing.kv_precision,
+            workload.input_tokens,
+            workload.output_tokens,
+            workload.engine,
+            plan.max_batch,
+        )
+        return plan.derived(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
+
     def point(self, batch: int) -> ServingPoint:
-        """The expected point at this batch; a search asks for the same batch several times."""
-        found = self._points.get(batch)
-        if found is None:
-            found = self._points[batch] = self.speed.point(batch, "expected")
-        return found
+        """The expected point at this batch."""
+        return self.speed.point(batch, "expected")
 
 
 @dataclass
@@ -114,8 +124,10 @@ class InferenceSizing:
                 for layout in layouts
                 if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
             ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
-        self.layouts = InferenceLayouts(
-            model, self.precision, self.kv_precision, workload.input_tokens + workload.output_tokens, layouts
+        tokens = workload.input_tokens + workload.output_tokens
+        self.layouts: InferenceLayouts = plan.derived(
+            ("layouts", self.precision, self.kv_precision, tokens, *layouts),
+            lambda: InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts),
         )
         self.max_gpus = max_gpus
         self.has_load = bool(workload.concurrency or workload.requests_per_second)
@@ -247,7 +259,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
                 first_error = first_error or Excluded("no_offer", detail=machine_detail(plan, per_machine))
                 continue
         try:
-            choice = _evaluate(plan, Copy(plan, gpu, sized, usable), sizing)
+            choice = _evaluate(plan, Copy.of(plan, gpu, sized, usable), sizing)
         except Excluded as error:
             first_error = first_error or error
             continue

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from domain.catalog import LlmModel
-from domain.memory import InstanceShape
+from domain.memory import InferenceMemory, InstanceShape
 from domain.planning.plan import GPUS_PER_NODE
 from domain.serving import Layout
 
@@ -87,6 +87,15 @@ class InferenceLayouts:
             for layout in layouts
         ]
         self._fitting: dict[float, list[Sized]] = {}
+        self._memory: dict[tuple[Layout, float], InferenceMemory] = {}
+
+    def memory(self, sized: Sized, usable_bytes: float) -> InferenceMemory:
+        """The memory of one copy of this layout on GPUs with this usable memory."""
+        key = (sized.layout, usable_bytes)
+        found = self._memory.get(key)
+        if found is None:
+            found = self._memory[key] = sized.shape.memory(usable_bytes)
+        return found
 
     def fitting(self, usable_bytes: float) -> list[Sized]:
         """The layouts that hold at least one sequence on GPUs with this usable memory, fewest GPUs first."""

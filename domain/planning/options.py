@@ -79,7 +79,11 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
     """Serving runs around the clock: set a month of rent against a month of owning the same GPUs."""
     if plan.kind != "inference" or candidate.rental is None:
         return None
-    owned = owned_monthly_usd(plan.catalog, candidate.gpu, candidate.gpu_count, plan.today, plan.lang)
+    gpu, count = candidate.gpu, candidate.gpu_count
+    owned = plan.shared(
+        ("owned_monthly", gpu.id, count, plan.today, plan.lang),
+        lambda: owned_monthly_usd(plan.catalog, gpu, count, plan.today, plan.lang),
+    )
     if owned is None:
         return None
     monthly_owned, inputs, warnings = owned
@@ -96,7 +100,7 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
             f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
             f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
         ),
-        warnings=warnings,
+        warnings=list(warnings),
     )
 
 

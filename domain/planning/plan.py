@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
@@ -28,6 +29,9 @@ from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, 
 
 LIMIT_MAX = 50
 GPUS_PER_NODE = 8
+# Requests vary in lengths and caps, so a catalog's store of derived facts is bounded (and emptied when full).
+DERIVED_MAX = 4096
+T = TypeVar("T")
 
 
 class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
@@ -159,11 +163,43 @@ class Plan:
             by_gpu.setdefault(offer.gpu, []).append(offer)
         return by_gpu
 
+    @cached_property
+    def offers_key(self) -> tuple[Any, ...] | None:
+        """What decides the offers a request may use, for facts shared across requests; None with the user's own
+        prices, which are the request's alone."""
+        if self.constraints.prices:
+            return None
+        providers = self.constraints.providers
+        return (self.pricing, None if providers is None else tuple(providers))
+
     def offers(self, gpu: Gpu) -> list[Offer]:
         return self._allowed_offers.get(gpu.id, [])
 
     def say(self, code: str, **figures: object) -> str:
         return say(code, self.lang, **figures)
+
+    @cached_property
+    def model_key(self) -> str | None:
+        """The model's id when it is the catalog's own; a pasted model is the request's alone and never shared."""
+        model = self.resolved.model
+        return model.id if self.catalog.model(model.id) is model else None
+
+    def derived(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """A fact that depends only on the catalog and the model, built once for every request on this catalog."""
+        if self.model_key is None:
+            return build()
+        return self.shared((self.model_key, *key), build)
+
+    def shared(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """A fact that depends only on the catalog and `key`, built once for every request on this catalog."""
+        store = self.catalog.derived
+        try:
+            found: T = store[key]
+        except KeyError:
+            if len(store) >= DERIVED_MAX:
+                store.clear()
+            found = store[key] = build()
+        return found
 
 
 def as_range(values: dict[Scenario, float]) -> Range:
@@ -176,8 +212,9 @@ def rounded(value: float) -> float:
     """Four significant digits: estimates are not more precise than that."""
     if value == 0 or not math.isfinite(value):
         return value
-    digits = max(0, 3 - math.floor(math.log10(abs(value))))
-    return round(value, digits)
+    if -1000 < value < 1000:
+        return float(f"{value:.4g}")  # the same correctly rounded figure as round(), at a third of the cost
+    return round(value, 0)
 
 
 def headroom_pct(capacity: float, required: float) -> float:

@@ -225,14 +225,25 @@ def rank(
         lang=lang,
         requirements=msgspec.structs.replace(
             requirements(plan),
-            stale_offers=stale_count(
-                (o for gpu in catalog.gpus for o in plan.offers(gpu)), plan.today, plan.price_max_age_days
-            ),
+            stale_offers=_stale_offers(plan),
         ),
         options=options,
         excluded=excluded,
         summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
     )
+
+
+def _stale_offers(plan: Plan) -> int:
+    """How many of the offers the request may use are too old to rely on (the same for every request alike)."""
+
+    def count() -> int:
+        offers = (o for gpu in plan.catalog.gpus for o in plan.offers(gpu))
+        return stale_count(offers, plan.today, plan.price_max_age_days)
+
+    if plan.offers_key is None:
+        return count()
+    key = ("stale_offers", plan.offers_key, plan.today, plan.price_max_age_days)
+    return plan.shared(key, count)
 
 
 def estimate(

@@ -13,19 +13,35 @@ from domain.serving import compute_tflops
 
 def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
     """The cheapest whole-instance rental of at least `gpus` GPUs (exactly, for a fixed count) within the limits."""
-    exact = plan.fixed_count is not None
-
-    def within_limits(gpus: int, machines: int) -> bool:
-        return broken_limit(plan, gpus, machines) is None
-
-    rental = rent(plan.offers(gpu), gpus, per_machine, exact=exact, fits=within_limits)
+    rental = _rent(plan, gpu, gpus, per_machine, limited=True)
     if rental is None:
-        unlimited = rent(plan.offers(gpu), gpus, per_machine, exact=exact)
+        unlimited = _rent(plan, gpu, gpus, per_machine, limited=False)
         if unlimited is not None:
             check_limits(plan, unlimited.gpus, unlimited.machines)  # raises the limit it breaks
         if plan.constraints.require_offer:
             raise Excluded("no_offer", detail=unrented_detail(plan, gpu) or machine_detail(plan, per_machine))
     return rental
+
+
+def _rent(plan: Plan, gpu: Gpu, gpus: int, per_machine: int, *, limited: bool) -> Rental | None:
+    """The cheapest rental (within the request's limits when `limited`), shared by requests with the same offers
+    and limits: every layout of every request asks for one."""
+    exact = plan.fixed_count is not None
+
+    def within_limits(gpus: int, machines: int) -> bool:
+        return broken_limit(plan, gpus, machines) is None
+
+    def build() -> Rental | None:
+        if limited:
+            return rent(plan.offers(gpu), gpus, per_machine, exact=exact, fits=within_limits)
+        return rent(plan.offers(gpu), gpus, per_machine, exact=exact)
+
+    if plan.offers_key is None:
+        return build()
+    limits = plan.constraints
+    bounds = (limits.max_gpus, limits.max_nodes, limits.single_node) if limited else None
+    key = ("rent", gpu.id, gpus, per_machine, exact, bounds, plan.offers_key)
+    return plan.shared(key, build)
 
 
 def require_renter(plan: Plan, gpu: Gpu) -> None:
