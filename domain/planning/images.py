@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from domain.catalog import DiffusionModel, Gpu
-from domain.efficiency import SCENARIOS, factor
+from domain.efficiency import SCENARIOS, Scenario, factor
 from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
 from domain.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance import image_tflop, seconds_per_image
@@ -41,8 +41,14 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
     require_renter(plan, gpu)
     passes = workload.steps * model.passes_per_step
-    batch = _batch(memory, tflop, gpu, workload.precision, passes)
-    seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
+
+    def speed() -> tuple[int, dict[Scenario, float]]:
+        batch = _batch(memory, tflop, gpu, workload.precision, passes)
+        return batch, {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
+
+    # The batch and the seconds per image are the same for every request of this image shape on this GPU.
+    key = ("image_speed", gpu.id, workload.precision, workload.width, workload.height, workload.steps)
+    batch, seconds = plan.derived(key, speed)
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)

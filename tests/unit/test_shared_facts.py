@@ -1,0 +1,79 @@
+"""Facts a catalog snapshot shares across requests: the answers never depend on what was asked before."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from api.storage.reference import load_reference_catalog
+from domain.estimates import ExchangeRate
+from domain.planning import RecommendationRequest, recommend
+from domain.planning import plan as plan_module
+
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
+CONFIGS = Path(__file__).parent.parent / "fixtures" / "hf_configs"
+
+# Different loads, lengths and kinds of the same models: each shares some facts with the ones before it.
+WORKLOADS: list[dict[str, Any]] = [
+    {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32},
+    {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 33, "max_tpot_ms": 40},
+    {"kind": "inference", "model": "llama-3.1-70b", "requests_per_second": 3, "input_tokens": 512},
+    {"kind": "inference", "model": "deepseek-r1", "concurrency": 50},
+    {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417},
+    {"kind": "image_generation", "model": "sdxl", "images_per_hour": 5000},
+    {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8},
+]
+
+
+def answer(catalog: Any, workload: dict[str, Any], **extra: Any) -> bytes:
+    request = msgspec.convert({"workload": workload, **extra}, RecommendationRequest)
+    return msgspec.json.encode(recommend(catalog, request, now=NOW, lang="en", rate=RATE))
+
+
+@pytest.mark.parametrize("index", range(len(WORKLOADS)))
+def test_an_answer_is_the_same_on_a_warm_catalog_as_on_a_fresh_one(index: int) -> None:
+    warm = load_reference_catalog()
+    for earlier in WORKLOADS:
+        answer(warm, earlier)
+        answer(warm, earlier, constraints={"providers": ["lambda", "runpod"], "max_gpus": 8})
+    assert warm.derived, "nothing was shared: the test would prove nothing"
+    fresh = load_reference_catalog()
+    assert answer(warm, WORKLOADS[index]) == answer(fresh, WORKLOADS[index])
+
+
+def test_constraints_that_change_the_offers_are_not_answered_from_another_requests_facts() -> None:
+    warm = load_reference_catalog()
+    workload = WORKLOADS[0]
+    everyone = answer(warm, workload)
+    one_provider = answer(warm, workload, constraints={"providers": ["lambda"]})
+    own_price = answer(warm, workload, constraints={"prices": {"h100-sxm": 0.5}})
+    fresh = load_reference_catalog()
+    assert one_provider == answer(fresh, workload, constraints={"providers": ["lambda"]})
+    assert own_price == answer(load_reference_catalog(), workload, constraints={"prices": {"h100-sxm": 0.5}})
+    assert everyone == answer(load_reference_catalog(), workload)
+    assert len({everyone, one_provider, own_price}) == 3
+
+
+def test_a_pasted_model_is_never_shared_with_other_requests() -> None:
+    catalog = load_reference_catalog()
+    config = json.loads((CONFIGS / "llama-3.1-8b.json").read_text())
+    # Named like a catalog model: sharing by name would mix the two up.
+    custom = {"name": "llama-3.1-70b", "hf_config": config}
+    answer(catalog, {"kind": "inference", "custom_model": custom, "concurrency": 4})
+    model_ids = {model.id for model in catalog.models}
+    assert not [key for key in catalog.derived if key[0] in model_ids]
+    assert answer(catalog, WORKLOADS[0]) == answer(load_reference_catalog(), WORKLOADS[0])
+
+
+def test_the_store_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plan_module, "DERIVED_MAX", 50)
+    catalog = load_reference_catalog()
+    for concurrency in range(1, 40, 3):
+        answer(catalog, {"kind": "inference", "model": "llama-3.1-8b", "concurrency": concurrency})
+        assert len(catalog.derived) <= 50
