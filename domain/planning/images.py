@@ -36,19 +36,22 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     assert workload.steps is not None and workload.width is not None and workload.height is not None
     precision_check(gpu, workload.precision)
     pipeline, tflop = image_sizing(plan)
-    memory = pipeline.memory(usable_memory_bytes(gpu))
+    passes = workload.steps * model.passes_per_step
+
+    def speed() -> tuple[DiffusionMemory, int, dict[Scenario, float]]:
+        memory = pipeline.memory(usable_memory_bytes(gpu))
+        if not memory.fits:
+            return memory, 0, {}
+        batch = _batch(memory, tflop, gpu, workload.precision, passes)
+        seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
+        return memory, batch, seconds
+
+    # Memory, batch and seconds per image are the same for every request of this image shape on this GPU.
+    key = ("image_speed", gpu.id, workload.precision, workload.width, workload.height, workload.steps)
+    memory, batch, seconds = plan.derived(key, speed)
     if not memory.fits:
         raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
     require_renter(plan, gpu)
-    passes = workload.steps * model.passes_per_step
-
-    def speed() -> tuple[int, dict[Scenario, float]]:
-        batch = _batch(memory, tflop, gpu, workload.precision, passes)
-        return batch, {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
-
-    # The batch and the seconds per image are the same for every request of this image shape on this GPU.
-    key = ("image_speed", gpu.id, workload.precision, workload.width, workload.height, workload.steps)
-    batch, seconds = plan.derived(key, speed)
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)
@@ -81,7 +84,7 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     )
     candidate.reasons.append(plan.say("images_per_gpu", per_gpu=per_gpu))
     mfu = factor(gpu, "diffusion_mfu")
-    flops = image_tflop(model, workload.width, workload.height, workload.steps)
+    flops = tflop
     candidate.assumptions = [
         Assumption(
             name="image_tflop",

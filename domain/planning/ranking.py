@@ -163,7 +163,7 @@ def rank(
         try:
             candidate = planner(plan, gpu)
         except Excluded as reason:
-            excluded.append(Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures)))
+            excluded.append(_exclusion(plan, gpu, reason))
             continue
         cost = option_cost(plan, candidate, money)
         if (
@@ -231,6 +231,17 @@ def rank(
         excluded=excluded,
         summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
     )
+
+
+def _exclusion(plan: Plan, gpu: Gpu, reason: Excluded) -> Exclusion:
+    """A GPU's exclusion; most GPUs are excluded alike request after request, so their sentences are shared."""
+    try:
+        key = ("exclusion", gpu.id, plan.lang, reason.code, *sorted(reason.figures.items()))
+        return plan.shared(
+            key, lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
+        )
+    except TypeError:  # a figure that cannot be a key
+        return Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
 
 
 def _stale_offers(plan: Plan) -> int:

@@ -67,6 +67,12 @@ def require_host(plan: Plan, gpu: Gpu, per_machine: set[int]) -> None:
 
 def unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
     """Why no offer of the GPU is allowed; None when some are (the instance size is then what fails)."""
+    if plan.offers_key is None:
+        return _unrented_detail(plan, gpu)
+    return plan.shared(("unrented", gpu.id, plan.offers_key, plan.lang), lambda: _unrented_detail(plan, gpu))
+
+
+def _unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
     offers = plan.catalog.offers_for_gpu(gpu.id)
     if not offers:
         return "（目录中没有人出租）" if plan.lang == "zh" else " (nobody in the catalog rents it)"
