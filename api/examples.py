@@ -15,7 +15,12 @@ GPU: dict[str, Any] = {
     "tflops": {"fp32": 67.0, "tf32": 495.0, "fp16": 989.0, "bf16": 989.0, "fp8": 1979.0, "int8": 1979.0, "fp4": None},
     "tdp_w": 700.0,
     "form_factor": "SXM5",
-    "interconnect": {"kind": "nvswitch", "bandwidth_gbps": 900.0, "description": "NVLink4 900 GB/s (NVSwitch)"},
+    "interconnect": {
+        "kind": "nvswitch",
+        "bandwidth_gbps": 900.0,
+        "description": "NVLink4 900 GB/s (NVSwitch)",
+        "domain_gpus": 8,
+    },
     "ecosystem": "cuda",
     "supports": {"fp8": True, "fp4": False, "nvlink": True},
     "aliases": ["H100", "H100 SXM", "H100 SXM5", "H100 SXM5 80GB", "NVIDIA H100", "NVIDIA H100 SXM", "H100 80GB"],

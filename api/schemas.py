@@ -53,6 +53,13 @@ class InterconnectRead(Wire):
     kind: LinkKind
     bandwidth_gbps: float | None
     description: str
+    domain_gpus: Annotated[
+        int,
+        msgspec.Meta(
+            description="GPUs one scale-up (NVLink) domain joins at this bandwidth: 8 on a board or machine, "
+            "72 in an NVL72 rack; tensor and expert parallel groups may span it."
+        ),
+    ]
 
 
 class SupportsRead(Wire):

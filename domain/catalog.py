@@ -48,6 +48,9 @@ class Interconnect(Record, kw_only=True, frozen=True):
     kind: LinkKind
     bandwidth_gbps: Positive | None = None
     description: Text
+    # GPUs one scale-up (NVLink) domain joins at this bandwidth: an 8-GPU board or machine, or 72 in an NVL72 rack.
+    # Tensor and expert parallel groups inside it talk over this link; beyond it, over the inter-node network.
+    domain_gpus: PositiveInt = 8
 
 
 class Gpu(Record, kw_only=True, frozen=True):

@@ -12,6 +12,7 @@ from domain.efficiency import (
     EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
+    INTER_NODE_GBPS,
     INTER_NODE_HOP_US,
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
@@ -194,6 +195,10 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
+        # Groups wider than the GPU's NVLink domain reach the GPUs outside it over the inter-node network.
+        domain = gpu.interconnect.domain_gpus
+        self.tensor_off_domain = tensor > domain
+        self.expert_off_domain = max(0.0, 1.0 - domain / stage_gpus)  # share of an all-to-all's peers outside
         moe_share = _moe_share(model)
         # Two all-reduces per layer with tensor-parallel attention; expert-parallel MoE layers all-to-all instead.
         self.all_reduces = 2.0 * self.layers if tensor > 1 else 0.0
@@ -306,16 +311,26 @@ class InstanceSpeed:
         if self.all_reduces:
             message = tokens * self.model.hidden_size * 2.0
             alpha = self.link_alpha_us.at(scenario) * self.alpha_scale * 1e-6
-            one_shot = alpha + self.peers * message / self.link_bytes_per_s
+            link = self.link_bytes_per_s
+            if self.tensor_off_domain:
+                link = INTER_NODE_GBPS.at(scenario) * 1e9
+                alpha += INTER_NODE_HOP_US.at(scenario) * 1e-6
+            one_shot = alpha + self.peers * message / link
             if self.ring:
-                ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / self.link_bytes_per_s
+                ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / link
                 one_shot = min(one_shot, ring)
             seconds += self.all_reduces * one_shot
         if self.all_to_alls:
             experts = self.model.moe.experts_per_token if self.model.moe else 1
             message = tokens * experts * self.model.hidden_size * 1.0 / self.stage_gpus  # fp8 dispatch
-            link = link_gbps(self.gpu, self.stage_gpus) * 1e9
-            seconds += self.all_to_alls * (ALL_TO_ALL_US.at(scenario) * 1e-6 + 2 * message / link)
+            outside = self.expert_off_domain
+            seconds_per_byte = (1.0 - outside) / (link_gbps(self.gpu, self.stage_gpus) * 1e9)
+            latency_us = ALL_TO_ALL_US.at(scenario)
+            if outside:
+                # Dispatch and combine each cross the network once for the tokens bound outside the domain.
+                seconds_per_byte += outside / (INTER_NODE_GBPS.at(scenario) * 1e9)
+                latency_us += 2 * INTER_NODE_HOP_US.at(scenario)
+            seconds += self.all_to_alls * (latency_us * 1e-6 + 2 * message * seconds_per_byte)
         return seconds
 
 

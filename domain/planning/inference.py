@@ -36,7 +36,7 @@ class Copy:
 
     def __init__(self, sizing: InferenceSizing, gpu: Gpu, sized: Sized, usable: float, max_batch: int | None) -> None:
         self.gpu, self.layout = gpu, sized.layout
-        self.memory: InferenceMemory = sizing.layouts.memory(sized, usable)
+        self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
         workload = sizing.workload
         engine = ENGINES[workload.engine]
         caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
@@ -116,21 +116,35 @@ class InferenceSizing:
         max_nodes = 1 if limits.single_node else limits.max_nodes
         fixed = plan.fixed_count
         max_gpus = fixed if fixed is not None else min(limits.max_gpus, max_nodes * GPUS_PER_NODE)
-        layouts = candidate_layouts(model, max_gpus, fixed)
-        if plan.forced is not None:
-            forced = plan.forced
+        self.forced, self.fixed, self._plan = plan.forced, fixed, plan
+        self.max_gpus = max_gpus
+        self.layouts = self._layouts(GPUS_PER_NODE)
+        self._by_domain = {GPUS_PER_NODE: self.layouts}
+        self.has_load = bool(workload.concurrency or workload.requests_per_second)
+
+    def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
+        """The layouts of one copy on this GPU's NVLink domain (most GPUs share the 8-GPU set)."""
+        domain = gpu.interconnect.domain_gpus
+        found = self._by_domain.get(domain)
+        if found is None:
+            found = self._by_domain[domain] = self._layouts(domain)
+        return found
+
+    def _layouts(self, domain: int) -> InferenceLayouts:
+        model, forced = self.model, self.forced
+        layouts = candidate_layouts(model, self.max_gpus, self.fixed, domain)
+        if forced is not None:
             layouts = [
                 layout
                 for layout in layouts
                 if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
             ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
+        workload = self.workload
         tokens = workload.input_tokens + workload.output_tokens
-        self.layouts: InferenceLayouts = plan.derived(
+        return self._plan.derived(
             ("layouts", self.precision, self.kv_precision, tokens, *layouts),
             lambda: InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts),
         )
-        self.max_gpus = max_gpus
-        self.has_load = bool(workload.concurrency or workload.requests_per_second)
 
 
 def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> Layout:
@@ -231,7 +245,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         raise Excluded("engine_vendor", engine=ENGINES[workload.engine].name)
     _check_forced(plan, sizing)
     usable = usable_memory_bytes(gpu)
-    fitting = sizing.layouts.fitting(usable)
+    fitting = sizing.layouts_for(gpu).fitting(usable)
     if not fitting:
         needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
         raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
@@ -338,5 +352,5 @@ def _needed_throughput(workload: InferenceWorkload, point: ServingPoint) -> floa
 
 def smallest_copy(plan: Plan, gpu: Gpu) -> int | None:
     """The fewest GPUs one copy of the model fits on (None when no layout fits)."""
-    fitting = inference_sizing(plan).layouts.fitting(usable_memory_bytes(gpu))
+    fitting = inference_sizing(plan).layouts_for(gpu).fitting(usable_memory_bytes(gpu))
     return fitting[0].layout.gpus if fitting else None

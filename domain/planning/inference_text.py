@@ -15,8 +15,8 @@ from domain.efficiency import (
 from domain.engines import ENGINES
 from domain.estimates import Assumption
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
-from domain.planning.launch import inference_launch
-from domain.planning.plan import Candidate, Plan
+from domain.planning.launch import inference_launch, stage_span
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
 from domain.serving import WEIGHT_ONLY, Layout, link_kind
 
 if TYPE_CHECKING:
@@ -75,6 +75,7 @@ def describe_inference(
     """Fill the candidate's reasons, warnings, assumptions, layout reason and launch command."""
     gpu, model, workload = candidate.gpu, sizing.model, sizing.workload
     layout = chosen.copy.layout
+    fewest = sizing.layouts_for(gpu).fitting(chosen.copy.memory.usable_bytes / GPU_MEMORY_UTILIZATION)[0].layout.gpus
     weights_gb = model.params_b * BYTES_PER_PARAM[sizing.precision]
     reasons, warnings = candidate.reasons, candidate.warnings
     if layout.gpus == 1:
@@ -92,10 +93,17 @@ def describe_inference(
         reasons.append(plan.say("pipeline_nodes", nodes=layout.pipeline, pp=layout.pipeline))
     elif layout.pipeline > 1:
         reasons.append(plan.say("pipeline_in_node", pp=layout.pipeline, tp=layout.tensor))
-    elif layout.gpus > sizing.layouts.fitting(chosen.copy.memory.usable_bytes / GPU_MEMORY_UTILIZATION)[0].layout.gpus:
+    elif layout.gpus > fewest:
         reasons.append(plan.say("tensor_parallel_latency", tp=layout.tensor))
     else:
         reasons.append(plan.say("tensor_parallel", tp=layout.tensor, weights_gb=weights_gb))
+    stage, domains = stage_span(layout, gpu)
+    if stage > GPUS_PER_NODE:
+        domain = gpu.interconnect.domain_gpus
+        if domains == 1:
+            reasons.append(plan.say("inside_nvlink_domain", gpus=stage, domain=domain))
+        else:
+            reasons.append(plan.say("across_nvlink_domains", gpus=stage, nodes=domains, domain=domain))
     if chosen.copies > 1:
         reasons.append(plan.say("replicas", replicas=chosen.copies, concurrency=chosen.in_flight))
     if workload.concurrency and chosen.busy_copies < chosen.copies:
@@ -107,7 +115,7 @@ def describe_inference(
     capacity = chosen.copies * chosen.copy.capacity
     if workload.concurrency and capacity < workload.concurrency:
         warnings.append(plan.say("queueing", capacity=capacity, concurrency=workload.concurrency))
-    if candidate.nodes > 1 and model.params_b > 100:
+    if candidate.nodes > 1 and model.params_b > 100 and layout.gpus > gpu.interconnect.domain_gpus:
         warnings.append(plan.say("infiniband"))
     if sizing.precision == "bf16" and not gpu.tflops.bf16:
         warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))

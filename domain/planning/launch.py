@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain.catalog import LlmModel
+from domain.catalog import Gpu, LlmModel
 from domain.estimates import Launch, Parallelism
 from domain.planning.plan import GPUS_PER_NODE
+from domain.serving import Layout
 from domain.workloads import InferenceWorkload
 
 if TYPE_CHECKING:
@@ -20,6 +21,23 @@ _QUANTIZATION = {"fp8": "fp8", "int8": "int8", "int4": "awq", "fp4": "mxfp4"}
 def hf_id(model: LlmModel) -> str:
     """The model's Hugging Face repository from its aliases, else its catalog id."""
     return next((alias for alias in model.aliases if "/" in alias), model.id)
+
+
+def stage_span(layout: Layout, gpu: Gpu) -> tuple[int, int]:
+    """(GPUs of one pipeline stage of a copy, NVLink domains of this GPU they span)."""
+    stage = layout.gpus // layout.pipeline
+    return stage, -(-stage // gpu.interconnect.domain_gpus)
+
+
+def _span_comment(layout: Layout, gpu: Gpu) -> str:
+    """Where a copy wider than one 8-GPU node talks, as a note after the command."""
+    stage, domains = stage_span(layout, gpu)
+    if stage <= GPUS_PER_NODE:
+        return ""
+    domain = gpu.interconnect.domain_gpus
+    if domains == 1:
+        return f"  # each copy's {stage} GPUs inside one {domain}-GPU NVLink domain"
+    return f"  # each copy's {stage} GPUs span {domains} nodes: all-to-all over the inter-node network"
 
 
 def inference_launch(
@@ -72,7 +90,7 @@ def inference_launch(
             flags.append(f"--quantization {quantize}")
         flags.append(f"--max-model-len {context}")
         command = "vllm serve " + " ".join(flags)
-    return Launch(engine=engine, command=command)
+    return Launch(engine=engine, command=command + _span_comment(layout, chosen.copy.gpu))
 
 
 def training_launch(

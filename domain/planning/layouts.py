@@ -11,13 +11,14 @@ from domain.planning.plan import GPUS_PER_NODE
 from domain.serving import Layout
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
-# Expert-parallel groups with data-parallel attention: one node, two, four (wide EP across nodes).
+# Expert-parallel groups: one node, two, four (wide EP across nodes, or inside one NVL72 rack).
 EXPERT_GROUPS = (2, 4, 8, 16, 32)
 
 
-def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None) -> list[Layout]:
-    """Every layout of one copy worth trying: TP 1-8 inside a node, pipeline stages inside a node or across nodes
-    (TP8 per node), expert parallel for MoE (with data-parallel attention for MLA models)."""
+def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None, domain: int = GPUS_PER_NODE) -> list[Layout]:
+    """Every layout of one copy worth trying: TP 1-8 inside the NVLink domain, pipeline stages inside it or across
+    nodes (TP8 per node), expert parallel for MoE (with data-parallel attention for MLA models; otherwise tensor and
+    expert groups as wide as the domain)."""
     layouts: list[Layout] = []
 
     def allowed(layout: Layout) -> bool:
@@ -28,7 +29,7 @@ def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None) -> list
         if model.attention_heads % tensor:
             continue
         for pipeline in (1, 2, 4):
-            if tensor * pipeline > GPUS_PER_NODE or pipeline > model.layers:
+            if tensor * pipeline > domain or pipeline > model.layers:
                 continue
             layouts.append(Layout(tensor=tensor, pipeline=pipeline))
     nodes = 2
@@ -42,9 +43,10 @@ def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None) -> list
                 break
             if model.mla is not None:
                 layouts.append(Layout(tensor=1, expert=group, dp_attention=True))
-            elif group <= GPUS_PER_NODE and not model.attention_heads % group:
+            elif group <= domain and not model.attention_heads % group:
                 layouts.append(Layout(tensor=group, expert=group))
-    return [layout for layout in layouts if allowed(layout)]
+    # In a domain wider than a node, TP8 x PP2 is both a pipeline inside the domain and one across nodes.
+    return list(dict.fromkeys(layout for layout in layouts if allowed(layout)))
 
 
 @dataclass(frozen=True, slots=True)

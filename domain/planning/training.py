@@ -138,7 +138,7 @@ def _training_layout(plan: Plan, usable: float, speed: TrainingSpeed, gpus: int)
     fits."""
     best: _TrainingLayout | None = None
     for tensor, recompute_layers in training_sizing(plan).shapes(usable, gpus):
-        hours = speed.hours(gpus, tensor, GPUS_PER_NODE, recompute_layers)
+        hours = speed.hours(gpus, tensor, speed.gpu.interconnect.domain_gpus, recompute_layers)
         if best is None or hours < best.hours:
             best = _TrainingLayout(gpus, tensor, recompute_layers, hours)
     return best
@@ -194,7 +194,8 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     nodes = node_count(rental, gpus)
     check_limits(plan, gpus, nodes)
 
-    runs = {s: sizing.speed(gpu, s).run(gpus, layout.tensor, GPUS_PER_NODE, layout.recompute_layers) for s in SCENARIOS}
+    domain = gpu.interconnect.domain_gpus  # gradients leave the NVLink domain, not the machine, over the network
+    runs = {s: sizing.speed(gpu, s).run(gpus, layout.tensor, domain, layout.recompute_layers) for s in SCENARIOS}
     unmet = [target_name] if target is not None and runs["expected"].hours > target else []
     mem = sizing.memory(usable, gpus, layout.tensor, layout.recompute_layers)
     capacity = mem.usable_bytes * gpus

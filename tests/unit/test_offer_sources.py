@@ -15,6 +15,7 @@ AWS_BLOCKS = "AWS capacity-block pricing page mirror, to 2025-01-01"
 AZURE = "rmmartins.com 2026-06; cliffcenter.com 2026-05"
 OCI = "oraclelicensingexperts.com 2026-04"
 COREWEAVE = "kaelresearch.com 2026-02"
+SPHERON = "spheron.network/blog/nvidia-h200-vs-b200-vs-gb200 (2026-03-17)"
 
 # Checked by hand against the cited page (USD per GPU-hour; node prices divided by the GPU count). Offers that no
 # page could be found for were dropped: DigitalOcean's H200, A100, V100, Quadro and RTX A-series rows (the 2026
@@ -56,6 +57,7 @@ CHECKED: list[tuple[str, float, str]] = [
     ("tensorwave-mi300x-on-demand", 1.50, "cliffcenter 2026-05"),
     ("tensorwave-mi325x-on-demand", 1.95, "cliffcenter 2026-05"),
     ("crusoe-mi300x-spot", 1.71, "cliffcenter 2026-05-18"),
+    ("spheron-gb200-on-demand", 4.54, SPHERON),  # 9.08/h per superchip of 2 GPUs
 ]
 
 
