@@ -33,9 +33,21 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "按 {provider}（{pricing}）每 GPU 小时 {price:usd} 计价，价格日期 {as_of}。",
     },
     "training_layout": {
-        "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
-        "zh": "使用 {gpus} 张卡全分片数据并行（ZeRO-3）训练{tp_text}{recompute_text}。",
+        "en": "Trains on {gpus} GPUs: {layout}.",
+        "zh": "使用 {gpus} 张卡训练：{layout}。",
     },
+    "training_layout_over": {
+        "en": "{layout} chosen: {hours:,.0f} h against {other_hours:,.0f} h with {other}, which loses on {cause}.",
+        "zh": "选择 {layout}：{hours:,.0f} 小时；{other} 需要 {other_hours:,.0f} 小时，输在{cause}。",
+    },
+    "training_layout_only": {
+        "en": "{layout} is the only layout that fits.",
+        "zh": "{layout} 是唯一装得下的布局。",
+    },
+    "cause_tensor": {"en": "tensor-parallel exchange", "zh": "张量并行通信"},
+    "cause_recompute": {"en": "activation recomputation", "zh": "激活重计算"},
+    "cause_bubble": {"en": "the pipeline bubble", "zh": "流水线气泡"},
+    "cause_exchange": {"en": "data-parallel exchange not hidden by compute", "zh": "未被计算掩盖的数据并行通信"},
     "training_count_deadline": {
         "en": "{gpus} GPU(s) chosen: the fewest that finish within the target ({hours:,.0f} h); {fewer} GPUs would "
         "take {fewer_hours:,.0f} h.",
@@ -56,8 +68,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "该 GPU 也支持 FP8 训练：约快 {speedup:.1f} 倍，约 {hours:,.0f} 小时。",
     },
     "training_one_gpu": {
-        "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
-        "zh": "单张 {gpu} 即可训练，无需分片{recompute_text}。",
+        "en": "Trains on one {gpu}, no sharding needed: {layout}.",
+        "zh": "单张 {gpu} 即可训练，无需分片：{layout}。",
     },
     "image_batch": {
         "en": "Runs {batch} images at a time per GPU: the batch shares the per-pass launch cost.",

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.efficiency import (
-    PCIE_GBPS,
     COMPILED_DIFFUSION,
     COMPILED_DIFFUSION_FLOOR,
     DIFFUSION_PASS_FLOOR_MS,
@@ -15,6 +14,7 @@ from domain.efficiency import (
     INTER_NODE_GBPS,
     LORA_TIME,
     MOE_TRAIN,
+    PCIE_GBPS,
     QLORA_SLOWDOWN,
     Scenario,
     factor,
@@ -168,7 +168,16 @@ class TrainingSpeed:
     ) -> TrainingRun:
         """The run on `gpus` GPUs (see `training_run`); ZeRO stage 1 (Megatron's distributed optimizer) unless told."""
         compute_s, comm_s = self.seconds(
-            gpus, tensor_parallel, gpus_per_node, recompute_layers, pipeline, expert, zero, micro_batch, offload, context
+            gpus,
+            tensor_parallel,
+            gpus_per_node,
+            recompute_layers,
+            pipeline,
+            expert,
+            zero,
+            micro_batch,
+            offload,
+            context,
         )
         seconds = compute_s + comm_s
         return TrainingRun(
