@@ -106,6 +106,7 @@ class TrainingSpeed:
         "sequence_length",
         "tp_ratio",
         "train_tokens",
+        "work_s",
     )
 
     def __init__(
@@ -138,6 +139,10 @@ class TrainingSpeed:
                 self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
         # Adapter gradients are tiny: LoRA and QLoRA exchange only the frozen weights, and only when sharded.
         self.exchanges_gradients = method == "full"
+        # Seconds of the whole run on one GPU at full peak, adapters' factors included: what layouts divide.
+        self.work_s = train_tokens * self.flops_per_token / (self.peak_tflops * 1e12)
+        for slowdown in self.adapter_factors:
+            self.work_s *= slowdown
         self.params = model.params_b * 1e9
         # Tensor (sequence) parallelism moves 8 all-gathers or reduce-scatters of the 2-byte activations per layer
         # and token (4 forward, 4 backward; Korthikanti et al. 2022, arXiv:2205.05198), (t - 1) / t of them over
@@ -209,6 +214,13 @@ class TrainingSpeed:
         step_tokens = min(MAX_BATCH_TOKENS, max(TRAIN_BATCH_TOKENS, MICRO_BATCHES_PER_STEP * per_micro_batch))
         micro_batches = max(1.0, round(step_tokens / per_micro_batch))
         return micro_batches * per_micro_batch, micro_batches
+
+    def compute_bound_hours(self, gpus: int, tensor_parallel: int, pipeline: int) -> float:
+        """Hours of compute alone, with no recomputation and micro-batches of one: no layout of these sizes is
+        faster (larger micro-batches only lengthen the bubble)."""
+        _, micro_batches = self.batch(gpus, tensor_parallel, pipeline, 1)
+        compute_s = self.work_s / (gpus * self.tensor_mfu(tensor_parallel))
+        return compute_s * (1 + self.bubble(pipeline, micro_batches)) / 3600
 
     def bubble(self, pipeline: int, micro_batches: float) -> float:
         """Interleaved 1F1B schedule: the bubble's share of a step, (p-1) / (micro-batches x virtual stages)."""

@@ -60,6 +60,7 @@ class LayoutMemory:
         self.optimizer = states.optimizer - self.grads
         self.full = full
         self._recompute: dict[tuple[float, int, int, int, int, int, bool], int] = {}
+        self._terms: dict[tuple[int, int, int], tuple[float, float, float]] = {}
 
     def tensors(self, gpus: int) -> list[int]:
         """Tensor-parallel sizes inside one node that divide the GPUs and the attention heads."""
@@ -128,6 +129,13 @@ class LayoutMemory:
 
     def _activation_terms(self, tensor: int, pipeline: int, micro_batch: int) -> tuple[float, float, float]:
         """(activations of the stage's layers kept in full, logits, bytes freed per recomputed layer)."""
+        key = (tensor, pipeline, micro_batch)
+        terms = self._terms.get(key)
+        if terms is None:
+            terms = self._terms[key] = self._activation_figures(tensor, pipeline, micro_batch)
+        return terms
+
+    def _activation_figures(self, tensor: int, pipeline: int, micro_batch: int) -> tuple[float, float, float]:
         acts = self.acts
         split = micro_batch / tensor
         per_stage = -(-self.layers // pipeline)
@@ -141,6 +149,10 @@ class LayoutMemory:
 
 def fits_any(memory: LayoutMemory, usable: float, gpus: int, offload: bool) -> bool:
     """Whether some layout of `gpus` GPUs fits: the leanest ZeRO stage of every tensor and pipeline size."""
+    # No layout holds less than an even share of the states: fewer GPUs than that need no search.
+    states = memory.states.weights + memory.grads + (0.0 if offload else memory.optimizer)
+    if states / gpus > usable:
+        return False
     for tensor in memory.tensors(gpus):
         for pipeline in memory.pipelines(gpus, tensor):
             zero = memory.stages(gpus, tensor, pipeline)[-1]
@@ -175,23 +187,23 @@ def search(
             shape.micro_batch,
             shape.offload,
         )
-        best.append(Found(gpus, shape, (compute + exposed) / 3600))
-        best.sort(key=lambda found: found.hours)
+        found = Found(gpus, shape, (compute + exposed) / 3600)
+        if not best or found.hours < best[0].hours:
+            best.insert(0, found)
+        elif len(best) == 1 or found.hours < best[1].hours:
+            best[1:] = [found]
         del best[2:]
         return recompute
 
-    def bound(tensor: int, pipeline: int, micro_batch: int) -> float:
-        """Hours of compute alone at no recomputation: no layout of these sizes is faster."""
-        compute = speed.seconds(gpus, tensor, GPUS_PER_NODE, 0, pipeline, 1, 0, micro_batch)[0]
-        return compute / 3600
-
+    bound = speed.compute_bound_hours
     for tensor in memory.tensors(gpus):
         # Tensor parallelism only costs: once the compute alone is slower than the runner-up, larger sizes are too.
-        if len(best) == 2 and bound(tensor, 1, 1) >= best[1].hours:
+        if len(best) == 2 and bound(gpus, tensor, 1) >= best[1].hours:
             break
         for pipeline in memory.pipelines(gpus, tensor):
-            if len(best) == 2 and bound(tensor, pipeline, 1) >= best[1].hours:
-                continue
+            # The bubble grows with the stages: once it alone loses to the runner-up, more stages do too.
+            if len(best) == 2 and bound(gpus, tensor, pipeline) >= best[1].hours:
+                break
             for zero in memory.stages(gpus, tensor, pipeline):
                 recompute = None
                 # Larger micro-batches only shorten the per-micro-batch exchanges of ZeRO-2/3 (and need more memory).
