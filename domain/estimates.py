@@ -52,12 +52,49 @@ class Parallelism(Result, kw_only=True, frozen=True):
     expert: Annotated[
         int, msgspec.Meta(description="GPUs a MoE model's routed experts are split over (expert parallel); 1 = none.")
     ] = 1
+    zero_stage: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="Training: ZeRO stage of the data-parallel ranks (0 none, 1 optimizer states, 2 and "
+                "gradients, 3 and weights = FSDP full shard); null for other workloads."
+            ),
+        ]
+        | None
+    ) = None
+    micro_batch: (
+        Annotated[int, msgspec.Meta(description="Training: sequences per micro-batch; null for other workloads.")]
+        | None
+    ) = None
+    global_batch: (
+        Annotated[int, msgspec.Meta(description="Training: sequences per optimizer step; null for other workloads.")]
+        | None
+    ) = None
+    recompute: (
+        Annotated[
+            Literal["none", "partial", "full"],
+            msgspec.Meta(
+                description="Training: activation recomputation (none, some layers of each pipeline stage, or all "
+                "of them); null for other workloads."
+            ),
+        ]
+        | None
+    ) = None
+    offload: (
+        Annotated[
+            bool,
+            msgspec.Meta(description="Training: optimizer states in host memory (ZeRO-Offload); null otherwise."),
+        ]
+        | None
+    ) = None
 
 
 class Launch(Result, kw_only=True, frozen=True):
     """How to run the option: the engine (or launcher) and its command line for this layout."""
 
-    engine: Annotated[str, msgspec.Meta(description="vllm, sglang, trtllm, or megatron for training.")]
+    engine: Annotated[
+        str, msgspec.Meta(description="vllm, sglang, trtllm; megatron or accelerate (FSDP) for training.")
+    ]
     command: Annotated[str, msgspec.Meta(description="The command line for this layout, ready to paste.")]
 
 

@@ -119,23 +119,43 @@ _TARGETS = {
 
 
 _USD_FIELD = re.compile(r"\{(\w+):usd\}")
+_DURATION_FIELD = re.compile(r"\{(\w+):duration\}")
 
 
 @cache
-def _template(code: str, lang: Lang) -> tuple[str, tuple[str, ...]]:
-    """A message as str.format takes it, and the fields written `{name:usd}`: amounts in USD as `money` writes them."""
+def _template(code: str, lang: Lang) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """A message as str.format takes it, the fields written `{name:usd}` (amounts in USD as `money` writes them)
+    and those written `{name:duration}` (hours as `duration` writes them)."""
     text = MESSAGES[code][lang]
-    return _USD_FIELD.sub(r"{\1}", text), tuple(_USD_FIELD.findall(text))
+    plain = _DURATION_FIELD.sub(r"{\1}", _USD_FIELD.sub(r"{\1}", text))
+    return plain, tuple(_USD_FIELD.findall(text)), tuple(_DURATION_FIELD.findall(text))
 
 
 def say(code: str, lang: Lang, **figures: object) -> str:
     """The sentence for a message code in a language."""
-    text, amounts = _template(code, lang)
+    text, amounts, durations = _template(code, lang)
     for name in amounts:
         value = figures[name]
         assert isinstance(value, int | float), (code, name)
         figures[name] = money(float(value), "USD")
+    for name in durations:
+        value = figures[name]
+        assert isinstance(value, int | float), (code, name)
+        figures[name] = duration(float(value), lang)
     return text.format(**figures)
+
+
+def duration(hours: float, lang: Lang) -> str:
+    """Hours as people read them: whole hours from 10 h, tenths below, minutes under an hour, seconds under one."""
+    units = {"en": (" h", " min", " s"), "zh": (" 小时", " 分钟", " 秒")}[lang]
+    if hours >= 10:
+        return f"{hours:,.0f}{units[0]}"
+    if hours >= 1:
+        return f"{hours:.1f}{units[0]}"
+    if hours * 60 >= 1:
+        return f"{hours * 60:.0f}{units[1]}"
+    seconds = hours * 3600
+    return f"{seconds:.1f}{units[2]}" if seconds < 10 else f"{seconds:.0f}{units[2]}"
 
 
 def provider_name(catalog: Catalog | None, provider_id: str) -> str:

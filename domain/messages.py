@@ -33,31 +33,43 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "按 {provider}（{pricing}）每 GPU 小时 {price:usd} 计价，价格日期 {as_of}。",
     },
     "training_layout": {
-        "en": "Trains on {gpus} GPUs with fully sharded data parallelism (ZeRO-3){tp_text}{recompute_text}.",
-        "zh": "使用 {gpus} 张卡全分片数据并行（ZeRO-3）训练{tp_text}{recompute_text}。",
+        "en": "Trains on {gpus} GPUs: {layout}.",
+        "zh": "使用 {gpus} 张卡训练：{layout}。",
     },
+    "training_layout_over": {
+        "en": "{layout} chosen: {hours:duration} against {other_hours:duration} with {other}, which loses on {cause}.",
+        "zh": "选择 {layout}：{hours:duration}；{other} 需要 {other_hours:duration}，输在{cause}。",
+    },
+    "training_layout_only": {
+        "en": "{layout} is the only layout that fits.",
+        "zh": "{layout} 是唯一装得下的布局。",
+    },
+    "cause_tensor": {"en": "tensor-parallel exchange", "zh": "张量并行通信"},
+    "cause_recompute": {"en": "activation recomputation", "zh": "激活重计算"},
+    "cause_bubble": {"en": "the pipeline bubble", "zh": "流水线气泡"},
+    "cause_exchange": {"en": "data-parallel exchange not hidden by compute", "zh": "未被计算掩盖的数据并行通信"},
     "training_count_deadline": {
-        "en": "{gpus} GPU(s) chosen: the fewest that finish within the target ({hours:,.0f} h); {fewer} GPUs would "
-        "take {fewer_hours:,.0f} h.",
-        "zh": "选择 {gpus} 张卡：能在目标时间内完成的最少卡数（{hours:,.0f} 小时）；"
-        "{fewer} 张卡需要 {fewer_hours:,.0f} 小时。",
+        "en": "{gpus} GPU(s) chosen: the fewest that finish within the target ({hours:duration}); {fewer} GPUs would "
+        "take {fewer_hours:duration}.",
+        "zh": "选择 {gpus} 张卡：能在目标时间内完成的最少卡数（{hours:duration}）；"
+        "{fewer} 张卡需要 {fewer_hours:duration}。",
     },
     "training_count_largest": {
-        "en": "{gpus} GPU(s) chosen: the most the limits allow, still {hours:,.0f} h.",
-        "zh": "选择 {gpus} 张卡：限制内允许的最多卡数，仍需 {hours:,.0f} 小时。",
+        "en": "{gpus} GPU(s) chosen: the most the limits allow, still {hours:duration}.",
+        "zh": "选择 {gpus} 张卡：限制内允许的最多卡数，仍需 {hours:duration}。",
     },
     "training_count_fewest": {
-        "en": "{gpus} GPU(s) chosen: the fewest the run fits on with no deadline asked ({hours:,.0f} h); more GPUs "
+        "en": "{gpus} GPU(s) chosen: the fewest the run fits on with no deadline asked ({hours:duration}); more GPUs "
         "finish sooner at about the same cost.",
-        "zh": "选择 {gpus} 张卡：未设截止时间时能装下的最少卡数（{hours:,.0f} 小时）；更多卡更快完成，成本大致相同。",
+        "zh": "选择 {gpus} 张卡：未设截止时间时能装下的最少卡数（{hours:duration}）；更多卡更快完成，成本大致相同。",
     },
     "fp8_training": {
-        "en": "This GPU trains in FP8 too (precision 'fp8'): about {speedup:.1f}x faster, ~{hours:,.0f} h.",
-        "zh": "该 GPU 也支持 FP8 训练：约快 {speedup:.1f} 倍，约 {hours:,.0f} 小时。",
+        "en": "This GPU trains in FP8 too (precision 'fp8'): about {speedup:.1f}x faster, ~{hours:duration}.",
+        "zh": "该 GPU 也支持 FP8 训练：约快 {speedup:.1f} 倍，约 {hours:duration}。",
     },
     "training_one_gpu": {
-        "en": "Trains on one {gpu}, no sharding needed{recompute_text}.",
-        "zh": "单张 {gpu} 即可训练，无需分片{recompute_text}。",
+        "en": "Trains on one {gpu}, no sharding needed: {layout}.",
+        "zh": "单张 {gpu} 即可训练，无需分片：{layout}。",
     },
     "image_batch": {
         "en": "Runs {batch} images at a time per GPU: the batch shares the per-pass launch cost.",

@@ -45,6 +45,7 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     tensor: int = 1
     pipeline: int = 1
     expert: int = 1
+    context: int = 1  # context-parallel ranks sharing one sequence (training)
     kv_cache_precision: str = "bf16"
     input_tokens: int = 0
     output_tokens: int = 0
@@ -150,7 +151,7 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         sequence_length=point.sequence_length,
         scenario=scenario,
     )
-    run = speed.run(point.gpu_count, point.tensor, 8, 0, point.pipeline, point.expert)
+    run = speed.run(point.gpu_count, point.tensor, 8, 0, point.pipeline, point.expert, context=point.context)
     metric = point.metric
     if metric == "tokens_per_s":
         return run.tokens_per_s

@@ -6,12 +6,14 @@ from typing import TYPE_CHECKING
 
 from domain.catalog import Gpu, LlmModel
 from domain.estimates import Launch, Parallelism
+from domain.performance import virtual_stages
 from domain.planning.plan import GPUS_PER_NODE
 from domain.serving import Layout
 from domain.workloads import InferenceWorkload
 
 if TYPE_CHECKING:
     from domain.planning.inference import Choice
+    from domain.planning.training_layouts import Shape
 
 # Checkpoints already stored in the weight precision need no quantization flag.
 _NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
@@ -94,24 +96,69 @@ def inference_launch(
 
 
 def training_launch(
-    model: LlmModel, parallelism: Parallelism, gpus: int, micro_batch: int, recompute_layers: int, sequence: int
+    model: LlmModel,
+    parallelism: Parallelism,
+    gpus: int,
+    shape: Shape,
+    sequence: int,
+    precision: str,
+    *,
+    fine_tuning: bool,
+    micro_batches: int,
 ) -> Launch:
-    """torchrun with Megatron-LM's names for the layout: tensor, pipeline, data, micro-batch, recompute."""
+    """The launcher for the layout: Hugging Face Accelerate with FSDP for a fine-tune that shards without model
+    parallelism, else torchrun with Megatron-LM's names (tensor, pipeline, micro- and global batch, recompute)."""
     nodes = max(1, -(-gpus // GPUS_PER_NODE))
     per_node = min(gpus, GPUS_PER_NODE)
+    per_stage = -(-model.layers // shape.pipeline)
+    if fine_tuning and shape.tensor == shape.pipeline == 1 and parallelism.data > 1 and shape.zero >= 2:
+        flags = [
+            "--use_fsdp",
+            f"--fsdp_sharding_strategy {'FULL_SHARD' if shape.zero == 3 else 'SHARD_GRAD_OP'}",
+            f"--num_machines {nodes}",
+            f"--num_processes {gpus}",
+        ]
+        if shape.offload:
+            flags.append("--fsdp_offload_params true")
+        if shape.recompute:
+            flags.append("--fsdp_activation_checkpointing true")
+        command = (
+            "accelerate launch "
+            + " ".join(flags)
+            + f" train.py --model_name_or_path {hf_id(model)} --per_device_train_batch_size {shape.micro_batch}"
+            + f" --gradient_accumulation_steps {micro_batches} --max_seq_length {sequence}"
+            + (" --bf16" if precision != "fp16" else " --fp16")
+        )
+        return Launch(engine="accelerate", command=command)
     flags = [
         f"--tensor-model-parallel-size {parallelism.tensor}",
         f"--pipeline-model-parallel-size {parallelism.pipeline}",
-        f"--micro-batch-size {micro_batch}",
-        f"--seq-length {sequence}",
-        "--use-distributed-optimizer",
-        "--bf16",
     ]
-    if recompute_layers:
+    if shape.pipeline > 1 and per_stage > 1:
+        chunks = virtual_stages(model.layers, shape.pipeline)
+        flags.append(f"--num-layers-per-virtual-pipeline-stage {max(1, per_stage // chunks)}")
+    if shape.tensor > 1:
+        flags.append("--sequence-parallel")
+    flags += [
+        f"--micro-batch-size {shape.micro_batch}",
+        f"--global-batch-size {parallelism.global_batch}",
+        f"--seq-length {sequence}",
+    ]
+    if shape.zero >= 1:
+        flags.append("--use-distributed-optimizer")
+    if shape.zero >= 2:
+        strategy = "optim_grads_params" if shape.zero == 3 else "optim_grads"
+        flags += ["--use-megatron-fsdp", f"--data-parallel-sharding-strategy {strategy}"]
+    if shape.offload:
+        flags.append("--optimizer-cpu-offload")
+    flags.append("--fp8-format hybrid --bf16" if precision == "fp8" else "--fp16" if precision == "fp16" else "--bf16")
+    if shape.recompute >= per_stage:
+        flags += ["--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1"]
+    elif shape.recompute:
         flags += [
             "--recompute-granularity full",
             "--recompute-method block",
-            f"--recompute-num-layers {recompute_layers}",
+            f"--recompute-num-layers {shape.recompute}",
         ]
     command = (
         f"torchrun --nnodes {nodes} --nproc-per-node {per_node} pretrain_gpt.py "
