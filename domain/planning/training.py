@@ -56,8 +56,17 @@ class TrainingSizing:
         self.layouts = LayoutMemory(model, self.states, self.activations, full=self.method == "full")
         # Fine-tuning stacks (FSDP, DeepSpeed) move optimizer states to host memory when nothing else fits.
         self.offload = isinstance(workload, FineTuningWorkload) and self.method == "full"
-        self._first: dict[float, int | None] = {}
-        self._speeds: dict[tuple[str, Scenario], TrainingSpeed] = {}
+        self._plan = plan
+        # Everything but the deadline and the limits: requests of one shape share their speeds and layouts.
+        self._shape = (
+            type(workload).__name__,
+            self.method,
+            workload.optimizer,
+            workload.lora_rank if isinstance(workload, FineTuningWorkload) else None,
+            workload.sequence_length,
+            workload.precision,
+            workload.train_tokens,
+        )
 
     @cached_property
     def one_gpu_bytes(self) -> float:
@@ -67,9 +76,9 @@ class TrainingSizing:
 
     def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
         """How fast the workload trains on this GPU in a scenario, for any layout."""
-        speed = self._speeds.get((gpu.id, scenario))
-        if speed is None:
-            speed = self._speeds[(gpu.id, scenario)] = TrainingSpeed(
+        return self._plan.derived(
+            ("train_speed", *self._shape, gpu.id, scenario),
+            lambda: TrainingSpeed(
                 self.model,
                 gpu,
                 method=self.method,
@@ -77,25 +86,30 @@ class TrainingSizing:
                 train_tokens=self.workload.train_tokens,
                 sequence_length=self.workload.sequence_length,
                 scenario=scenario,
-            )
-        return speed
+            ),
+        )
 
     def first_fitting(self, usable_bytes: float) -> int | None:
         """Index in `counts` of the fewest GPUs with a layout that fits in `usable_bytes` each; None if none does."""
-        if usable_bytes not in self._first:
-            self._first[usable_bytes] = next(
+        return self._plan.derived(
+            ("train_first", *self._shape, usable_bytes, *self.counts),
+            lambda: next(
                 (i for i, gpus in enumerate(self.counts) if fits_any(self.layouts, usable_bytes, gpus, self.offload)),
                 None,
-            )
-        return self._first[usable_bytes]
+            ),
+        )
 
     def machine_sizes(self, first: int) -> set[int]:
         """GPUs per machine the layouts from counts[first] on need."""
         return {min(gpus, GPUS_PER_NODE) for gpus in self.counts[first:]}
 
-    def best(self, usable: float, speed: TrainingSpeed, gpus: int) -> tuple[Found, Found | None] | None:
-        """The fastest layout of `gpus` GPUs that fits in `usable` bytes each, and the runner-up."""
-        return search(self.layouts, speed, usable, gpus, self.offload)
+    def best(self, usable: float, gpu: Gpu, gpus: int) -> tuple[Found, Found | None] | None:
+        """The fastest layout of `gpus` GPUs that fits in `usable` bytes each in the expected scenario, and the
+        runner-up."""
+        return self._plan.derived(
+            ("train_best", *self._shape, gpu.id, usable, gpus),
+            lambda: search(self.layouts, self.speed(gpu, "expected"), usable, gpus, self.offload),
+        )
 
 
 def training_sizing(plan: Plan) -> TrainingSizing:
@@ -132,7 +146,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     found: tuple[Found, Found | None] | None = None
     fewer: Found | None = None  # the count before the chosen one, which missed the deadline
     for gpus in counts:
-        at_count = sizing.best(usable, expected, gpus)
+        at_count = sizing.best(usable, gpu, gpus)
         if at_count is None:
             continue
         fewer, found = (found[0] if found else None), at_count
@@ -143,7 +157,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     per_machine = min(found[0].gpus, GPUS_PER_NODE)
     rental = rental_for(plan, gpu, found[0].gpus, per_machine)
     if rental is not None and rental.gpus != found[0].gpus and plan.fixed_count is None:
-        found = sizing.best(usable, expected, rental.gpus) or found
+        found = sizing.best(usable, gpu, rental.gpus) or found
     layout, runner_up = found
     gpus, shape = layout.gpus, layout.shape
     nodes = node_count(rental, gpus)

@@ -28,6 +28,9 @@ WORKLOADS: list[dict[str, Any]] = [
     {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417},
     {"kind": "image_generation", "model": "sdxl", "images_per_hour": 5000},
     {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8},
+    {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8, "target_hours": 2},
+    {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "target_days": 30},
+    {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "sequence_length": 8192},
 ]
 
 
