@@ -254,6 +254,25 @@ ALL_TO_ALL_US = Factor(
     12, 8, 25, "github.com/deepseek-ai/DeepEP: low-latency dispatch+combine per MoE layer", higher_is_faster=False
 )
 
+# Routed-expert GEMMs are grouped GEMMs of tokens x top-k / experts rows each: below a few hundred rows per expert
+# they reach a share rows / (rows + MOE_GEMM_HALF_ROWS) of the large-batch rate (H200 TensorRT-LLM moe tables:
+# bf16 and fp8 at 128 rows per expert ~0.52 of their 1024-row rate, fp8 block-scaled DeepSeek-V3 at 64 rows 0.6).
+MOE_GEMM_HALF_ROWS = Factor(
+    96,
+    48,
+    128,
+    f"{KERNELS}: h200_sxm trtllm 1.3.0rc20 moe_perf, balanced routing, efficiency vs tokens per expert",
+    higher_is_faster=False,
+)
+# Weight-only 4-bit GEMMs dequantise in the main loop: large batches compute at ~0.62 of the 16-bit GEMM rate
+# (H200 TensorRT-LLM moe tables: w4a16_mxfp4 0.385 of the BF16 peak at 2048+ rows per expert, bfloat16 0.63).
+W4_COMPUTE = Factor(
+    0.62,
+    0.55,
+    0.75,
+    f"{KERNELS}: h200_sxm trtllm 1.3.0rc20 moe_perf, w4a16_mxfp4 vs bfloat16 gpt-oss/Qwen3 shapes",
+)
+
 # Quantised kernels.
 W4_DECODE = Factor(
     0.80, 0.70, 0.90, "W4A16 decode speeds up less than the byte ratio (Marlin kernels, arXiv:2408.11743)"

@@ -104,8 +104,10 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
     )
     held = shape.max_concurrency(usable_memory_bytes(gpu))
     busy = min(copies, point.concurrency)
-    batch = max(1, min(held, math.ceil(point.concurrency / copies)))
     engine = ENGINES.get(point.engine)  # type: ignore[call-overload]
+    # The engine's default cap on sequences in flight, as the planner applies it.
+    cap = engine.batch_cap(gpu) if engine else held
+    batch = max(1, min(held, cap, math.ceil(point.concurrency / copies)))
     speed = InstanceSpeed(
         model,
         gpu,
