@@ -239,6 +239,10 @@ RING_HOP_US = 1.5
 # HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8).
 FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
 MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
+# Infinity Fabric platforms join eight GPUs in a fully connected mesh: seven links per GPU, one to each peer (AMD
+# MI300X: 7 x 128 GB/s bidirectional; ~50 GB/s measured per link one way,
+# www.scalarlm.com/blog/scalarlm-benchmarking-mi300x-memcpy-peer).
+MESH_LINKS = 7
 # PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0

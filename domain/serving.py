@@ -15,6 +15,7 @@ from domain.efficiency import (
     INTER_NODE_HOP_US,
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
+    MESH_LINKS,
     MOE_GEMM_HALF_ROWS,
     PCIE_GBPS,
     PCIE_HOST_GBPS,
@@ -100,7 +101,11 @@ def link_gbps(gpu: Gpu, group: int) -> float:
         return PCIE_HOST_GBPS / max(1, group - 1) ** 0.25
     if kind == "pcie":
         return PCIE_GBPS / max(1, group - 1) ** 0.25
-    return (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
+    aggregate = (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
+    if kind == "infinity_fabric":
+        # A fully connected mesh: one direct link to each peer, so a group reaches only its peers' links.
+        return aggregate * min(MESH_LINKS, max(1, group - 1)) / MESH_LINKS
+    return aggregate
 
 
 def attention_flops_per_position(model: LlmModel) -> float:

@@ -49,6 +49,7 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     input_tokens: int = 0
     output_tokens: int = 0
     concurrency: int = 1
+    max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
     sequence_length: int = 4096
     method: str = "full"
     steps: int = 0
@@ -106,7 +107,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
     busy = min(copies, point.concurrency)
     engine = ENGINES.get(point.engine)  # type: ignore[call-overload]
     # The engine's default cap on sequences in flight, as the planner applies it.
-    cap = engine.batch_cap(gpu) if engine else held
+    cap = point.max_batch or (engine.batch_cap(gpu) if engine else held)
     batch = max(1, min(held, cap, math.ceil(point.concurrency / copies)))
     speed = InstanceSpeed(
         model,
