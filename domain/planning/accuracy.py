@@ -52,6 +52,7 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
     sequence_length: int = 4096
     method: str = "full"
+    recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
     steps: int = 0
     width: int = 1024
     height: int = 1024
@@ -153,7 +154,8 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         sequence_length=point.sequence_length,
         scenario=scenario,
     )
-    run = speed.run(point.gpu_count, point.tensor, 8, 0, point.pipeline, point.expert)
+    recompute = model.layers if point.recompute else 0
+    run = speed.run(point.gpu_count, point.tensor, 8, recompute, point.pipeline, point.expert)
     metric = point.metric
     if metric == "tokens_per_s":
         return run.tokens_per_s
