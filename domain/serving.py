@@ -258,7 +258,10 @@ class InstanceSpeed:
         t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * self._mbu(scenario))
 
         flops = ((self.active_flops + self.attention_flops) * batch + self._expert_rows(touched, scenario)) / self.gpus
-        t_compute = flops / (self.peak_flops * self._gemm_mfu(scenario))
+        mfu = self._gemm_mfu(scenario)
+        if self.precision in ("fp8", "int8"):
+            mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate in decode too
+        t_compute = flops / (self.peak_flops * mfu)
 
         t_comm = self._collective_seconds(batch, scenario)
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
