@@ -123,7 +123,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     "blackwell": _row(
         mbu=(0.662, 0.573, 0.75),
         moe=(0.8, 0.64, 0.95),
-        prefill=(0.316, 0.253, 0.379),
+        prefill=(0.40, 0.32, 0.48),
         floor=(26.5, 17.6, 41.2),
         floor_moe=(12.8, 9.6, 20.8),
         train=(0.416, 0.323, 0.485),

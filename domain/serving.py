@@ -181,12 +181,17 @@ class InstanceSpeed:
         )
         self.bandwidth = gpu.memory_bandwidth_gbps * 1e9
         peak = compute_tflops(gpu, precision) or 1.0
+        # MXFP4 checkpoints (gpt-oss) run MXFP4 weights times MXFP8 activations on FP4 parts: 8-bit GEMMs.
+        self.w4a8 = precision == "fp4" and model.native_precision == "mxfp4" and bool(gpu.tflops.fp4 and gpu.tflops.fp8)
+        if self.w4a8:
+            peak = gpu.tflops.fp8 or peak
         self.peak_flops = peak * 1e12
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
         self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
         # Weight-only 4-bit GEMMs computing in 16-bit (no FP4 tensor cores) dequantise as they go.
         self.w4_compute = precision in WEIGHT_ONLY and not (precision == "fp4" and gpu.tflops.fp4)
+        self.fp8_gemms = precision in ("fp8", "int8") or self.w4a8
         self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
         row = EFFICIENCY[family_of(gpu)]
         self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
@@ -258,10 +263,7 @@ class InstanceSpeed:
         t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * self._mbu(scenario))
 
         flops = ((self.active_flops + self.attention_flops) * batch + self._expert_rows(touched, scenario)) / self.gpus
-        mfu = self._gemm_mfu(scenario)
-        if self.precision in ("fp8", "int8"):
-            mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate in decode too
-        t_compute = flops / (self.peak_flops * mfu)
+        t_compute = flops / (self.peak_flops * self._gemm_mfu(scenario))
 
         t_comm = self._collective_seconds(batch, scenario)
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
@@ -284,8 +286,6 @@ class InstanceSpeed:
         flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
         flops += self._expert_rows(experts_touched(model, tokens), scenario)
         mfu = self._gemm_mfu(scenario)
-        if self.precision in ("fp8", "int8"):
-            mfu *= FP8_PREFILL.at(scenario)
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
         # otherwise); pipeline stages run one after another.
         prefill_gpus = self.layout.attention_tensor if self.layout.dp_attention else self.stage_gpus
@@ -299,7 +299,9 @@ class InstanceSpeed:
 
     def _gemm_mfu(self, scenario: Scenario) -> float:
         mfu = self.mfu.at(scenario)
-        if self.precision == "fp4" and self.gpu.tflops.fp4:
+        if self.fp8_gemms:
+            mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate, prefill and decode alike
+        elif self.precision == "fp4" and self.gpu.tflops.fp4:
             mfu *= self.fp4_compute.at(scenario)
         elif self.w4_compute:
             mfu *= W4_COMPUTE.at(scenario)
