@@ -269,7 +269,8 @@ MOE_GEMM_HALF_ROWS = Factor(
     higher_is_faster=False,
 )
 # Weight-only 4-bit GEMMs dequantise in the main loop: large batches compute at ~0.62 of the 16-bit GEMM rate
-# (H200 TensorRT-LLM moe tables: w4a16_mxfp4 0.385 of the BF16 peak at 2048+ rows per expert, bfloat16 0.63).
+# (H200 TensorRT-LLM moe tables: w4a16_mxfp4 gpt-oss shapes 0.385 of the BF16 peak at 2048+ rows per expert,
+# bfloat16 Qwen3-235B shape 0.63 at 1024 rows).
 W4_COMPUTE = Factor(
     0.62,
     0.55,
