@@ -123,7 +123,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     "blackwell": _row(
         mbu=(0.662, 0.573, 0.75),
         moe=(0.8, 0.64, 0.95),
-        prefill=(0.316, 0.253, 0.379),
+        prefill=(0.40, 0.32, 0.48),
         floor=(26.5, 17.6, 41.2),
         floor_moe=(12.8, 9.6, 20.8),
         train=(0.416, 0.323, 0.485),
@@ -239,6 +239,10 @@ RING_HOP_US = 1.5
 # HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8).
 FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
 MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
+# Infinity Fabric platforms join eight GPUs in a fully connected mesh: seven links per GPU, one to each peer (AMD
+# MI300X: 7 x 128 GB/s bidirectional; ~50 GB/s measured per link one way,
+# www.scalarlm.com/blog/scalarlm-benchmarking-mi300x-memcpy-peer).
+MESH_LINKS = 7
 # PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0
@@ -252,6 +256,26 @@ INTER_NODE_HOP_US = Factor(
 # Expert-parallel dispatch and combine per MoE layer: two all-to-alls, latency-bound in decode.
 ALL_TO_ALL_US = Factor(
     12, 8, 25, "github.com/deepseek-ai/DeepEP: low-latency dispatch+combine per MoE layer", higher_is_faster=False
+)
+
+# Routed-expert GEMMs are grouped GEMMs of tokens x top-k / experts rows each: below a few hundred rows per expert
+# they reach a share rows / (rows + MOE_GEMM_HALF_ROWS) of the large-batch rate (H200 TensorRT-LLM moe tables:
+# bf16 and fp8 at 128 rows per expert ~0.52 of their 1024-row rate, fp8 block-scaled DeepSeek-V3 at 64 rows 0.6).
+MOE_GEMM_HALF_ROWS = Factor(
+    96,
+    48,
+    128,
+    f"{KERNELS}: h200_sxm trtllm 1.3.0rc20 moe_perf, balanced routing, efficiency vs tokens per expert",
+    higher_is_faster=False,
+)
+# Weight-only 4-bit GEMMs dequantise in the main loop: large batches compute at ~0.62 of the 16-bit GEMM rate
+# (H200 TensorRT-LLM moe tables: w4a16_mxfp4 gpt-oss shapes 0.385 of the BF16 peak at 2048+ rows per expert,
+# bfloat16 Qwen3-235B shape 0.63 at 1024 rows).
+W4_COMPUTE = Factor(
+    0.62,
+    0.55,
+    0.75,
+    f"{KERNELS}: h200_sxm trtllm 1.3.0rc20 moe_perf, w4a16_mxfp4 vs bfloat16 gpt-oss/Qwen3 shapes",
 )
 
 # Quantised kernels.
@@ -282,11 +306,12 @@ DIFFUSION_PASS_FLOOR_MS = Factor(
     higher_is_faster=False,
 )
 MOE_TRAIN = Factor(
+    0.66,
     0.55,
-    0.45,
-    0.70,
-    "MoE pre-training reaches ~22-28% of BF16 peak on H100 where dense models reach ~40% "
-    "(github.com/NVIDIA-NeMo/Automodel performance summary: DeepSeek-V3, gpt-oss)",
+    0.80,
+    "MoE pre-training reaches ~23-28% of BF16 peak in model FLOPs on H100 (DeepSeek-V3 25% with every layer "
+    "recomputed, ~33% of the hardware's FLOPs; gpt-oss 23-28% without) where dense models reach ~40% "
+    "(github.com/NVIDIA-NeMo/Automodel performance summary and its benchmark configs)",
 )
 COMPILED_DIFFUSION = Factor(
     1.35,

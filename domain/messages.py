@@ -145,6 +145,13 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "{layout} chosen: it serves the load for {cost} against {other_cost} with {other}.",
         "zh": "选择 {layout}：满足负载的成本为 {cost}，而 {other} 需要 {other_cost}。",
     },
+    "layout_latency": {
+        "en": "{layout} chosen: {tokens:,.0f} output tokens/s against {other_tokens:,.0f} with {other}, the same "
+        "within the estimates' accuracy, and {tpot:,.0f} ms per token for a lone request against "
+        "{other_tpot:,.0f} ms.",
+        "zh": "选择 {layout}：每秒输出 {tokens:,.0f} 个 token，{other} 为 {other_tokens:,.0f}，在估算精度内相同；"
+        "单个请求每个 token {tpot:,.0f} 毫秒，而 {other} 为 {other_tpot:,.0f} 毫秒。",
+    },
     "layout_throughput": {
         "en": "{layout} chosen: {tokens:,.0f} output tokens/s on these GPUs against {other_tokens:,.0f} with {other}.",
         "zh": "选择 {layout}：这些 GPU 上每秒输出 {tokens:,.0f} 个 token，而 {other} 为 {other_tokens:,.0f}。",

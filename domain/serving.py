@@ -16,9 +16,12 @@ from domain.efficiency import (
     INTER_NODE_HOP_US,
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
+    MESH_LINKS,
+    MOE_GEMM_HALF_ROWS,
     PCIE_GBPS,
     PCIE_HOST_GBPS,
     RING_HOP_US,
+    W4_COMPUTE,
     W4_DECODE,
     Scenario,
     doublings,
@@ -99,7 +102,11 @@ def link_gbps(gpu: Gpu, group: int) -> float:
         return PCIE_HOST_GBPS / max(1, group - 1) ** 0.25
     if kind == "pcie":
         return PCIE_GBPS / max(1, group - 1) ** 0.25
-    return (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
+    aggregate = (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
+    if kind == "infinity_fabric":
+        # A fully connected mesh: one direct link to each peer, so a group reaches only its peers' links.
+        return aggregate * min(MESH_LINKS, max(1, group - 1)) / MESH_LINKS
+    return aggregate
 
 
 def attention_flops_per_position(model: LlmModel) -> float:
@@ -175,9 +182,17 @@ class InstanceSpeed:
         )
         self.bandwidth = gpu.memory_bandwidth_gbps * 1e9
         peak = compute_tflops(gpu, precision) or 1.0
+        # MXFP4 checkpoints (gpt-oss) run MXFP4 weights times MXFP8 activations on FP4 parts: 8-bit GEMMs.
+        self.w4a8 = precision == "fp4" and model.native_precision == "mxfp4" and bool(gpu.tflops.fp4 and gpu.tflops.fp8)
+        if self.w4a8:
+            peak = gpu.tflops.fp8 or peak
         self.peak_flops = peak * 1e12
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
+        # Weight-only 4-bit GEMMs computing in 16-bit (no FP4 tensor cores) dequantise as they go.
+        self.w4_compute = precision in WEIGHT_ONLY and not (precision == "fp4" and gpu.tflops.fp4)
+        self.fp8_gemms = precision in ("fp8", "int8") or self.w4a8
         self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
         row = EFFICIENCY[family_of(gpu)]
         self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
@@ -262,11 +277,8 @@ class InstanceSpeed:
         weight_bytes = self.base_bytes + touched * self.expert_bytes
         t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * self._mbu(scenario))
 
-        flops = (self.active_flops + self.attention_flops) * batch / self.gpus
-        mfu = self.mfu.at(scenario)
-        if self.precision == "fp4" and self.gpu.tflops.fp4:
-            mfu *= self.fp4_compute.at(scenario)
-        t_compute = flops / (self.peak_flops * mfu)
+        flops = ((self.active_flops + self.attention_flops) * batch + self._expert_rows(touched, scenario)) / self.gpus
+        t_compute = flops / (self.peak_flops * self._gemm_mfu(scenario))
 
         t_comm = self._collective_seconds(batch, scenario)
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
@@ -287,9 +299,8 @@ class InstanceSpeed:
         model, tokens = self.model, self.input_tokens
         d_attn = model.attention_heads * model.head_dim
         flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
-        mfu = self.mfu.at(scenario)
-        if self.precision in ("fp8", "int8"):
-            mfu *= FP8_PREFILL.at(scenario)
+        flops += self._expert_rows(experts_touched(model, tokens), scenario)
+        mfu = self._gemm_mfu(scenario)
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
         # otherwise); pipeline stages run one after another.
         prefill_gpus = self.layout.attention_tensor if self.layout.dp_attention else self.stage_gpus
@@ -300,6 +311,21 @@ class InstanceSpeed:
         # Under load the batch's prefills share all the copy's GPUs.
         shared = flops / (self.gpus * self.peak_flops * mfu) if self.layout.dp_attention else t_compute
         return max(t_compute, t_memory) + t_comm, shared + t_comm
+
+    def _gemm_mfu(self, scenario: Scenario) -> float:
+        mfu = self.mfu.at(scenario)
+        if self.fp8_gemms:
+            mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate, prefill and decode alike
+        elif self.precision == "fp4" and self.gpu.tflops.fp4:
+            mfu *= self.fp4_compute.at(scenario)
+        elif self.w4_compute:
+            mfu *= W4_COMPUTE.at(scenario)
+        return mfu
+
+    def _expert_rows(self, touched: float, scenario: Scenario) -> float:
+        """FLOP-equivalents a step loses to its grouped GEMMs' partial tiles: each expert it touches costs as if it
+        ran MOE_GEMM_HALF_ROWS more rows (efficiency rows / (rows + half))."""
+        return touched * self.expert_flops * MOE_GEMM_HALF_ROWS.at(scenario)
 
     def _collective_seconds(self, tokens: float, scenario: Scenario) -> float:
         """All-reduces and expert all-to-alls of `tokens` tokens in one stage.

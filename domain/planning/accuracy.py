@@ -50,8 +50,10 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     input_tokens: int = 0
     output_tokens: int = 0
     concurrency: int = 1
+    max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
     sequence_length: int = 4096
     method: str = "full"
+    recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
     steps: int = 0
     width: int = 1024
     height: int = 1024
@@ -105,8 +107,10 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
     )
     held = shape.max_concurrency(usable_memory_bytes(gpu))
     busy = min(copies, point.concurrency)
-    batch = max(1, min(held, math.ceil(point.concurrency / copies)))
     engine = ENGINES.get(point.engine)  # type: ignore[call-overload]
+    # The engine's default cap on sequences in flight, as the planner applies it.
+    cap = point.max_batch or (engine.batch_cap(gpu) if engine else held)
+    batch = max(1, min(held, cap, math.ceil(point.concurrency / copies)))
     speed = InstanceSpeed(
         model,
         gpu,
@@ -151,7 +155,11 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         sequence_length=point.sequence_length,
         scenario=scenario,
     )
-    run = speed.run(point.gpu_count, point.tensor, 8, 0, point.pipeline, point.expert, context=point.context)
+    recompute = model.layers if point.recompute else 0
+    domain = gpu.interconnect.domain_gpus
+    run = speed.run(
+        point.gpu_count, point.tensor, domain, recompute, point.pipeline, point.expert, context=point.context
+    )
     metric = point.metric
     if metric == "tokens_per_s":
         return run.tokens_per_s

@@ -10,6 +10,7 @@ from domain.efficiency import SCENARIOS
 from domain.engines import ENGINES
 from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
 from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.planning.accuracy import MIN_SPREAD
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
@@ -284,11 +285,27 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         assert first_error is not None
         raise first_error
     choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
+    if fixed and not sizing.has_load:
+        _prefer_faster_among_equals(choices)
     chosen = choices[0]
     runner_up = choices[1] if len(choices) > 1 else None
     nodes = node_count(chosen.rental, chosen.gpus)
     check_limits(plan, chosen.gpus, nodes)
     return _candidate(plan, gpu, sizing, chosen, runner_up, nodes)
+
+
+def _prefer_faster_among_equals(choices: list[Choice]) -> None:
+    """Put first, of the layouts whose throughput the ledger cannot tell from the best one's (within its narrowest
+    band), the one that serves a request fastest when it is not queued behind others (its time per token at batch 1):
+    one TP8 copy rather than two TP4 copies of the same throughput, as AMD runs Llama 3.1 405B on 8x MI300X."""
+    best = choices[0]
+    equals = [
+        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput
+    ]
+    fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
+    if fastest is not best:
+        choices.remove(fastest)
+        choices.insert(0, fastest)
 
 
 def _candidate(

@@ -64,6 +64,17 @@ def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: C
             other=other_label,
             other_per_dollar=other.throughput * 3600 / other.rental.usd_per_hour,
         )
+    if plan.fixed_count is not None and not sizing.has_load and chosen.throughput < other.throughput:
+        # Chosen among equals for its speed per request (see _prefer_faster_among_equals).
+        return plan.say(
+            "layout_latency",
+            layout=label,
+            tokens=chosen.throughput,
+            other=other_label,
+            other_tokens=other.throughput,
+            tpot=chosen.copy.point(1).tpot_s * 1e3,
+            other_tpot=other.copy.point(1).tpot_s * 1e3,
+        )
     return plan.say(
         "layout_throughput", layout=label, tokens=chosen.throughput, other=other_label, other_tokens=other.throughput
     )

@@ -1,7 +1,8 @@
 """The calibration file: every public measurement reproduced by the model, and the ledger's promises kept.
 
-The thresholds below are what the model achieves today (see GET /v1/accuracy); tightening them to the 10% median and
-30% worst error that the planner issue asks for is open work, and a change that makes accuracy worse fails here.
+The thresholds below are what the model achieves today (see GET /v1/accuracy): a median under 10% and, of the 30%
+worst error the planner issue asks for, the points still beyond it counted and capped. A change that makes accuracy
+worse fails here; one that brings a point under 30% lowers MAX_POINTS_OVER_30_PCT.
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from domain.catalog import Catalog
 from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
-MAX_MEDIAN_ERROR = 0.10
-MAX_HOPPER_INFERENCE_MEDIAN = 0.12
+MAX_MEDIAN_ERROR = 0.095
+MAX_HOPPER_INFERENCE_MEDIAN = 0.11
+# The worst |error| any point reaches, and how many points are beyond the issue's 30%.
+MAX_POINT_ERROR = 3.6
+MAX_POINTS_OVER_30_PCT = 21
 
 
 def test_points_are_distinct_and_sourced() -> None:
@@ -73,3 +77,13 @@ def test_bands_never_reach_zero() -> None:
     for item in ledger.reproductions:
         low, _ = band(item.expected, item.low, item.high, ledger.spread(item.family, item.point.kind))
         assert low > 0, item.point.id
+
+
+def test_no_point_exceeds_the_worst_error() -> None:
+    worst = max(shipped_ledger().reproductions, key=lambda item: abs(item.error))
+    assert abs(worst.error) <= MAX_POINT_ERROR, (worst.point.id, worst.error)
+
+
+def test_points_over_30_percent_do_not_grow() -> None:
+    over = sorted(item.point.id for item in shipped_ledger().reproductions if abs(item.error) > 0.30)
+    assert len(over) <= MAX_POINTS_OVER_30_PCT, over

@@ -56,6 +56,13 @@ def test_deepseek_r1_gets_expert_parallel_with_data_parallel_attention(reference
         assert option.launch is not None and "--enable-expert-parallel" in option.launch.command
 
 
+def test_405b_fp8_on_8_mi300x_with_no_load_is_one_tp8_copy(reference: Catalog) -> None:
+    # vLLM users (and AMD's published results) run Llama 3.1 405B FP8 as one TP8 copy on an 8x MI300X node: on a
+    # fully connected Infinity Fabric mesh a TP4 group uses only three of each GPU's seven links.
+    option = run_estimate(reference, InferenceWorkload(model="llama-3.1-405b", precision="fp8"), "mi300x", 8)
+    assert (option.parallelism.tensor, option.parallelism.data) == (8, 1), option.layout_reason
+
+
 def test_load_below_the_number_of_copies_is_not_multiplied(reference: Catalog) -> None:
     option = run_estimate(reference, InferenceWorkload(model="llama-3.1-8b", concurrency=1), "h100-sxm", 8)
     assert option.performance is not None and option.performance.concurrency is not None
