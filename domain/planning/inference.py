@@ -237,21 +237,42 @@ def _evaluate(plan: Plan, copy: Copy, sizing: InferenceSizing) -> Choice:
     return Choice(copy, copies, batch, in_flight, busy, unmet, rental, gpus, throughput)
 
 
-def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
-    """The best configuration of this GPU for the request (see module docstring)."""
-    sizing = inference_sizing(plan)
+def _fitting(plan: Plan, sizing: InferenceSizing, gpu: Gpu, usable: float) -> list[Sized]:
+    """The layouts that fit, once the GPU is known to run the precision and engine and to be rented."""
     workload, model = sizing.workload, sizing.model
     precision_check(gpu, sizing.precision)
     if gpu.vendor not in ENGINES[workload.engine].vendors:
         raise Excluded("engine_vendor", engine=ENGINES[workload.engine].name)
     _check_forced(plan, sizing)
-    usable = usable_memory_bytes(gpu)
     fitting = sizing.layouts_for(gpu).fitting(usable)
     if not fitting:
         needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
         raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
     require_renter(plan, gpu)
     require_host(plan, gpu, {min(s.layout.gpus, GPUS_PER_NODE) for s in fitting})
+    return fitting
+
+
+def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
+    """The best configuration of this GPU for the request (see module docstring)."""
+    sizing = inference_sizing(plan)
+    workload = sizing.workload
+    usable = usable_memory_bytes(gpu)
+    key = (
+        "inference_check",
+        sizing.precision,
+        sizing.kv_precision,
+        workload.input_tokens + workload.output_tokens,
+        workload.engine,
+        plan.forced,
+        plan.fixed_count,
+        sizing.max_gpus,
+        plan.offers_key,
+        plan.constraints.require_offer,
+        plan.lang,
+        gpu.id,
+    )
+    fitting = plan.checked(key, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
     fixed = plan.fixed_count is not None

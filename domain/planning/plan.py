@@ -190,6 +190,21 @@ class Plan:
             return build()
         return self.shared((self.model_key, *key), build)
 
+    def checked(self, key: tuple[Any, ...], check: Callable[[], T]) -> T:
+        """A check's result, or the exclusion it raises, shared like `derived` while the offers are the catalog's
+        (the checks ask whether anyone rents the GPU)."""
+
+        def run() -> tuple[T | None, Excluded | None]:
+            try:
+                return check(), None
+            except Excluded as error:
+                return None, error
+
+        value, error = run() if self.offers_key is None else self.derived(key, run)
+        if error is not None:
+            raise Excluded(error.code, **error.figures)  # a fresh one: a raised exception collects its traceback
+        return value  # type: ignore[return-value]
+
     def shared(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """A fact that depends only on the catalog and `key`, built once for every request on this catalog."""
         store = self.catalog.derived

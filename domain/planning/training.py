@@ -4,7 +4,7 @@ that meet the deadline cheapest."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from domain.catalog import Gpu, LlmModel
 from domain.efficiency import FP8_TRAIN, SCENARIOS, Scenario
@@ -74,6 +74,12 @@ class TrainingSizing:
         states = TrainingStates.of(self.model, method=self.method, optimizer=self.workload.optimizer)
         return states.weights_bytes(1, 1) + states.optimizer_bytes(1) + self.activations.bytes(1, self.model.layers)
 
+    @property
+    def check_key(self) -> tuple[Any, ...]:
+        """What the checks before a GPU's layout search depend on besides the GPU."""
+        plan = self._plan
+        return (*self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer, plan.lang)
+
     def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
         """How fast the workload trains on this GPU in a scenario, for any layout."""
         return self._plan.derived(
@@ -121,6 +127,17 @@ def training_sizing(plan: Plan) -> TrainingSizing:
     return sizing
 
 
+def _first_count(plan: Plan, sizing: TrainingSizing, gpu: Gpu, usable: float) -> int:
+    """Index in the counts of the fewest GPUs that fit, once the GPU is known to run the precision and be rented."""
+    precision_check(gpu, sizing.workload.precision)
+    first = sizing.first_fitting(usable)
+    if first is None:
+        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+    require_renter(plan, gpu)
+    require_host(plan, gpu, sizing.machine_sizes(first))
+    return first
+
+
 def _target_hours(workload: TrainingWorkload | FineTuningWorkload) -> tuple[float | None, str]:
     if isinstance(workload, TrainingWorkload):
         return (workload.target_days * 24 if workload.target_days else None), "target_days"
@@ -132,16 +149,11 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     workload = plan.resolved.workload
     model = plan.resolved.model
     assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
-    precision_check(gpu, workload.precision)
     sizing = training_sizing(plan)
     target, target_name = sizing.target_hours, sizing.target_name
     usable = training_usable_bytes(gpu)
-    first = sizing.first_fitting(usable)
-    if first is None:
-        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+    first = plan.checked(("train_check", *sizing.check_key, gpu.id), lambda: _first_count(plan, sizing, gpu, usable))
     counts = sizing.counts[first:]
-    require_renter(plan, gpu)
-    require_host(plan, gpu, sizing.machine_sizes(first))
     expected = sizing.speed(gpu, "expected")
     found: tuple[Found, Found | None] | None = None
     fewer: Found | None = None  # the count before the chosen one, which missed the deadline
