@@ -308,7 +308,12 @@ def widen(performance: PerformanceEstimate, spread: float) -> PerformanceEstimat
         if value is None:
             continue
         low, high = band(value.expected, value.low, value.high, spread)
-        changes[name] = Range(expected=value.expected, low=rounded(low), high=rounded(high))
+        # An end the band leaves as it was is already rounded.
+        changes[name] = Range(
+            expected=value.expected,
+            low=value.low if low == value.low else rounded(low),
+            high=value.high if high == value.high else rounded(high),
+        )
     return msgspec.structs.replace(performance, **changes)
 
 
