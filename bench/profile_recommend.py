@@ -35,7 +35,7 @@ from domain.planning import RecommendationRequest, recommend
 WARMUP = 20
 
 
-def workload_calls(calls: int, only: str | None) -> tuple[Callable[[], None], int]:
+def workload_calls(calls: int, only: str | None, cold: bool = False) -> tuple[Callable[[], None], int]:
     """A function that runs `calls` recommendations of each workload (those whose name contains `only`)."""
     catalog = load_reference_catalog()
     rate = Settings().exchange_rate()
@@ -50,6 +50,8 @@ def workload_calls(calls: int, only: str | None) -> tuple[Callable[[], None], in
     def run() -> None:
         for request in requests:
             for _ in range(calls):
+                if cold:
+                    catalog.derived.clear()
                 recommend(catalog, request, now=now, lang="en", rate=rate)
 
     return run, len(requests)
@@ -107,6 +109,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--cprofile", action="store_true", help="use cProfile even when pyinstrument is installed")
     parser.add_argument("--workload", help="only the workloads whose name contains this (e.g. 405b, sdxl)")
     parser.add_argument("--tree", action="store_true", help="also print pyinstrument's call tree")
+    parser.add_argument("--cold", action="store_true", help="empty the catalog's shared facts before every call")
     args = parser.parse_args(argv)
     if not 1 <= args.calls <= 100_000:
         parser.error("--calls must be between 1 and 100000")
@@ -115,7 +118,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    run, workloads = workload_calls(args.calls, args.workload)
+    run, workloads = workload_calls(args.calls, args.workload, args.cold)
     started = time.perf_counter()
     run()  # unprofiled, for the per-call figure the profilers inflate
     per_call_ms = (time.perf_counter() - started) * 1e3 / (args.calls * workloads)
