@@ -6,19 +6,24 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from api.background import cancel_requested, stop_tasks
 from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
 from api.recommendation_spool import Spool, Spooled
-from api.storage.database import DATABASE_ERRORS, refused_data
-from api.storage.recommendation_repository import load_recommendation, save_recommendations
+from api.storage.database import DATABASE_ERRORS, refused_data, sqlite_file_engine
+from api.storage.recommendation_repository import (
+    load_recommendation,
+    save_recommendations,
+    save_recommendations_blocking,
+)
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 
@@ -73,6 +78,16 @@ class RecommendationStore:
         spool: Path | None = None,
     ) -> None:
         self._sessions = sessions
+        engine = sessions.kw.get("bind")
+        # SQLite: each batch is one call to a thread of the writer's own (one hop back to the event loop per
+        # commit); elsewhere one autocommitted statement per batch.
+        self._blocking = sqlite_file_engine(engine) if isinstance(engine, AsyncEngine) else None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer") if self._blocking else None
+        self._autocommit = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if isinstance(engine, AsyncEngine) and self._blocking is None and engine.dialect.name == "postgresql"
+            else None
+        )
         # What still waits at shutdown is written there and taken up again by the next start.
         self._spool = Spool(spool) if spool is not None else None
         self._retry_s = retry_s
@@ -180,6 +195,7 @@ class RecommendationStore:
                 future.set_result(outcome)
         self._writing, self._queue = [], []
         await self.flush()
+        self._close_thread()
         if not self._pending:
             return
         if self._spool is None:
@@ -191,6 +207,14 @@ class RecommendationStore:
             log.error("could not spool %d recommendations (%s): %s", self.pending, error, ", ".join(self._pending))
             return
         log.warning("spooled %d recommendations not yet stored to %s for the next start", count, self._spool.folder)
+
+    def _close_thread(self) -> None:
+        if self._thread is not None:
+            self._thread.shutdown(wait=True)
+            # A fresh one starts no thread until used: a store used after close still writes.
+            self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer")
+        if self._blocking is not None:
+            self._blocking.dispose()
 
     def _hold(self, item: SavedRecommendation) -> SaveOutcome:
         if item.id in self._pending:
@@ -268,8 +292,19 @@ class RecommendationStore:
             }
             for item in items
         ]
+        if self._blocking is not None:
+            return await asyncio.get_running_loop().run_in_executor(self._thread, self._insert_blocking, rows)
+        if self._autocommit is not None:
+            # One statement is one transaction: committed when it returns, without BEGIN and COMMIT round trips.
+            async with self._autocommit.connect() as connection:
+                return await save_recommendations(connection, rows)
         async with self._sessions() as session, session.begin():
             return await save_recommendations(session, rows)
+
+    def _insert_blocking(self, rows: list[dict[str, Any]]) -> set[str]:
+        assert self._blocking is not None
+        with self._blocking.begin() as connection:
+            return save_recommendations_blocking(connection, rows)
 
 
 def _spooled(item: SavedRecommendation) -> Spooled:

@@ -10,6 +10,7 @@ the body is bounded by api/http/read_deadline.py, which works under any ASGI ser
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 from typing import Any
 
@@ -33,6 +34,31 @@ class ServerConfig(uvicorn.Config):
     def __init__(self, app: Any, *, head_timeout_s: float, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         self.head_timeout_s = head_timeout_s
+
+    def load(self) -> None:
+        super().load()
+        self.loaded_app = FreezeAfterStartup(self.loaded_app)
+
+
+class FreezeAfterStartup:
+    """Once the app has started, what startup built (the app, its schema, the catalog) is kept out of the cyclic
+    garbage collector's sight: it lives as long as the process, and a full collection under load would otherwise
+    scan all of it, a pause of 100 ms and more that every request in flight waits out."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            return await self.app(scope, receive, send)
+
+        async def started(message: Any) -> None:
+            if message["type"] == "lifespan.startup.complete":
+                gc.collect()  # startup's own garbage goes first, so it is not kept for good
+                gc.freeze()
+            await send(message)
+
+        return await self.app(scope, receive, started)
 
 
 class GuardedH11Protocol(H11Protocol):

@@ -18,7 +18,7 @@ from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
 from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings
-from api.storage.catalog_repository import load_catalog, stored_version
+from api.storage.catalog_repository import load_catalog, load_changed_offers, stored_version
 from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, CatalogError
@@ -87,7 +87,10 @@ class Services:
             catalog = committed
             if catalog is None:
                 async with self.sessions() as session:
-                    catalog = await load_catalog(session)
+                    if self.view.source == "database":
+                        catalog = await load_changed_offers(session, self.view.catalog)
+                    if catalog is None:
+                        catalog = await load_catalog(session)
             if catalog is not None and (catalog.version != self.view.version or self.view.source != "database"):
                 # Building the wire objects of a large catalog takes a while: not on the event loop.
                 self.view = await asyncio.to_thread(

@@ -44,7 +44,8 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import httpx
-import live_server
+
+from bench import figures, servers
 
 GPU_IDS = ["h100-sxm", "h200", "mi300x", "l40s", "b200", "H100 SXM5"]
 ALIAS_TARGETS = {"H100 SXM5": "h100-sxm"}
@@ -89,17 +90,15 @@ def check_answers(client: httpx.Client) -> None:
     """Fail early when the catalog does not answer what the benchmark expects to measure."""
     listing = client.get("/v1/gpus")
     if listing.status_code != 200 or not listing.json().get("items"):
-        raise live_server.BenchError(f"GET /v1/gpus answered {listing.status_code}: {listing.text[:300]}")
+        raise servers.BenchError(f"GET /v1/gpus answered {listing.status_code}: {listing.text[:300]}")
     for gpu_id in GPU_IDS:
         response = client.get(f"/v1/gpus/{quote(gpu_id, safe='')}")
         expected = ALIAS_TARGETS.get(gpu_id, gpu_id)
         if response.status_code != 200 or response.json().get("id") != expected:
-            raise live_server.BenchError(
-                f"GET /v1/gpus/{gpu_id} answered {response.status_code}: {response.text[:300]}"
-            )
+            raise servers.BenchError(f"GET /v1/gpus/{gpu_id} answered {response.status_code}: {response.text[:300]}")
 
 
-def measure(client: httpx.Client, endpoint: str, paths: Sequence[str]) -> live_server.HttpResult:
+def measure(client: httpx.Client, endpoint: str, paths: Sequence[str]) -> figures.HttpResult:
     durations_ns: list[int] = []
     non_200 = 0
     started = time.perf_counter_ns()
@@ -110,7 +109,7 @@ def measure(client: httpx.Client, endpoint: str, paths: Sequence[str]) -> live_s
         if response.status_code != 200:
             non_200 += 1
     elapsed_ns = time.perf_counter_ns() - started
-    return live_server.summarize(endpoint, durations_ns, elapsed_ns, non_200)
+    return figures.summarize(endpoint, durations_ns, elapsed_ns, non_200)
 
 
 def cache_lookups(client: httpx.Client) -> dict[str, float]:
@@ -131,11 +130,11 @@ def cache_lookups(client: httpx.Client) -> dict[str, float]:
 # --- the report -------------------------------------------------------------------------------------------------
 
 
-def table(results: Sequence[live_server.HttpResult], meta: dict[str, Any]) -> str:
+def table(results: Sequence[figures.HttpResult], meta: dict[str, Any]) -> str:
     out = [
         f"gpu-advisor catalog latency: 1 worker, warm, sequential keep-alive requests "
         f"(database: {meta['database']}, cache: {meta['cache']}, catalog {meta['catalog_version']})",
-        *live_server.http_table_lines(results),
+        *figures.http_table_lines(results),
     ]
     if meta.get("cold_cache_misses") is not None:
         out.append(f"cold queries: {meta['cold_cache_misses']:.0f} response-cache misses recorded by the server")
@@ -153,7 +152,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=500,
         help=f"distinct never-requested list queries (default 500, at most {MAX_COLD_REQUESTS})",
     )
-    live_server.add_server_options(parser)
+    servers.add_server_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the table goes to stderr)")
     args = parser.parse_args(argv)
     if not 1 <= args.requests <= 1_000_000:
@@ -162,12 +161,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--warmup must be between 0 and 100000")
     if not 0 <= args.cold_requests <= MAX_COLD_REQUESTS:
         parser.error(f"--cold-requests must be between 0 and {MAX_COLD_REQUESTS}")
-    live_server.check_server_options(parser, args)
+    servers.check_server_options(parser, args)
     return args
 
 
-def run(args: argparse.Namespace, workdir: Path) -> tuple[list[live_server.HttpResult], dict[str, Any]]:
-    with live_server.running(
+def run(args: argparse.Namespace, workdir: Path) -> tuple[list[figures.HttpResult], dict[str, Any]]:
+    with servers.running(
         workdir, database_url=args.database_url, redis_url=args.redis_url, port=args.port, timeout_s=REQUEST_TIMEOUT_S
     ) as server:
         client = server.client
@@ -194,15 +193,15 @@ def run(args: argparse.Namespace, workdir: Path) -> tuple[list[live_server.HttpR
         **server.facts("catalog_version"),
         "warmup_per_endpoint": args.warmup,
         "cold_cache_misses": misses,
-        **live_server.platform_facts(),
+        **figures.platform_facts(),
     }
     return results, meta
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    live_server.exit_on_sigterm()
-    outcome = live_server.run_in_workdir("catalog_latency", lambda workdir: run(args, workdir))
+    servers.exit_on_sigterm()
+    outcome = servers.run_in_workdir("catalog_latency", lambda workdir: run(args, workdir))
     if isinstance(outcome, int):
         return outcome
     results, meta = outcome
@@ -212,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"meta": meta, "results": [asdict(r) for r in results]}, indent=2))
     else:
         print(report)
-    return live_server.non_200_exit("catalog_latency", results)
+    return figures.non_200_exit("catalog_latency", results)
 
 
 if __name__ == "__main__":

@@ -50,9 +50,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import live_server
+from bench import figures, servers
 
-SCHEMA = live_server.REPO_ROOT / "openapi" / "openapi.json"
+SCHEMA = servers.REPO_ROOT / "openapi" / "openapi.json"
 PHASES = ("examples", "coverage", "fuzzing", "stateful")
 REQUEST_TIMEOUT_S = 30.0
 LOG_ERROR_MARKERS = ("ERROR", "Traceback", "CRITICAL")
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     scratch.mkdir()
     env = {"GPU_ADVISOR_API_KEYS": key, "GPU_ADVISOR_RATE_LIMIT_PER_MINUTE": "0", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
     (reports / JSON_REPORT).unlink(missing_ok=True)  # a report of an earlier run must not pass for this one's
-    with live_server.running(
+    with servers.running(
         workdir,
         database_url=args.database_url,
         redis_url=args.redis_url,
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 check=False,
             )
         except OSError as error:
-            raise live_server.BenchError(f"schemathesis could not start: {error}") from error
+            raise servers.BenchError(f"schemathesis could not start: {error}") from error
         server.check_alive()
         facts = server.facts("catalog_version")
         log_lines = []
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     try:
         report = json.loads(report_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise live_server.BenchError(
+        raise servers.BenchError(
             f"schemathesis (exit {finished.returncode}) left no readable JSON report in {reports}: {error}"
         ) from error
     cases = report.get("test_cases") or {}
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "schemathesis_workers": args.workers,
             "schemathesis_version": report.get("schemathesis_version"),
             "reports": str(reports) if args.report_dir else None,
-            **live_server.platform_facts(),
+            **figures.platform_facts(),
         },
         "cases_generated": cases.get("generated"),
         "cases_with_failures": cases.get("with_failures"),
@@ -237,7 +237,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=1, help="schemathesis workers (default 1)")
     parser.add_argument("--max-time", type=int, help="time budget of the whole run, in seconds (default: none)")
     parser.add_argument("--report-dir", help="keep schemathesis's JSON and JUnit reports in this folder")
-    live_server.add_server_options(parser)
+    servers.add_server_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (everything else goes to stderr)")
     args = parser.parse_args(argv)
     if not 1 <= args.max_examples <= 1_000_000:
@@ -252,7 +252,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--max-time must be at least 1 second")
     if args.seed is None:
         args.seed = random.randrange(1, 2**31)
-    live_server.check_server_options(parser, args)
+    servers.check_server_options(parser, args)
     if shutil.which("schemathesis") is None and not (Path(sys.executable).parent / "schemathesis").exists():
         parser.error("schemathesis is not installed here: run `uv sync` (it is a dev dependency)")
     return args
@@ -260,11 +260,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    live_server.exit_on_sigterm()
-    outcome = live_server.run_in_workdir("contract_long", lambda workdir: run(args, workdir))
+    servers.exit_on_sigterm()
+    outcome = servers.run_in_workdir("contract_long", lambda workdir: run(args, workdir))
     if isinstance(outcome, int):
         return outcome
-    live_server.print_outcome(outcome, text_report, args.json)
+    figures.print_outcome(outcome, text_report, args.json)
     failed = (
         outcome["meta"]["schemathesis_exit_code"] != 0
         or bool(outcome["cases_with_failures"])

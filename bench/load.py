@@ -81,10 +81,10 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 import httpx
-import live_server
 from recommend_latency import UNREACHABLE_BUDGET_USD, WORKLOADS
 
 from api import examples
+from bench import figures, load_client, servers, stores
 
 REQUEST_TIMEOUT_S = 30.0
 READY_CHECKS_PER_WORKER = 4
@@ -171,23 +171,23 @@ def encode(body: dict[str, Any]) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def repeated_requests() -> dict[str, list[live_server.Request]]:
+def repeated_requests() -> dict[str, list[load_client.Request]]:
     """The distinct requests of every class but the unique recommendations and the GETs by id."""
     rec_bodies = [*examples.REQUESTS.values(), *(body for _, body in WORKLOADS)]
     return {
-        GPUS: [live_server.Request(GPUS, "GET", f"/v1/gpus?{urlencode(q)}" if q else "/v1/gpus") for q in GPU_QUERIES],
-        GPU: [live_server.Request(GPU, "GET", f"/v1/gpus/{quote(gpu_id, safe='')}") for gpu_id in GPU_IDS],
-        COMPARE: [live_server.Request(COMPARE, "GET", f"/v1/gpus/compare?ids={ids}") for ids in COMPARE_IDS],
-        OFFERS: [live_server.Request(OFFERS, "GET", f"/v1/offers?{urlencode(q)}") for q in OFFER_QUERIES],
-        MODELS: [live_server.Request(MODELS, "GET", path) for path in MODEL_PATHS],
-        SYSTEMS: [live_server.Request(SYSTEMS, "GET", path) for path in SYSTEM_PATHS],
-        REC_REPEATED: [live_server.Request(REC_REPEATED, "POST", "/v1/recommendations", encode(b)) for b in rec_bodies],
-        ESTIMATES: [live_server.Request(ESTIMATES, "POST", "/v1/estimates", encode(b)) for b in ESTIMATE_BODIES],
-        TCO: [live_server.Request(TCO, "POST", "/v1/tco", encode(b)) for b in TCO_BODIES],
+        GPUS: [load_client.Request(GPUS, "GET", f"/v1/gpus?{urlencode(q)}" if q else "/v1/gpus") for q in GPU_QUERIES],
+        GPU: [load_client.Request(GPU, "GET", f"/v1/gpus/{quote(gpu_id, safe='')}") for gpu_id in GPU_IDS],
+        COMPARE: [load_client.Request(COMPARE, "GET", f"/v1/gpus/compare?ids={ids}") for ids in COMPARE_IDS],
+        OFFERS: [load_client.Request(OFFERS, "GET", f"/v1/offers?{urlencode(q)}") for q in OFFER_QUERIES],
+        MODELS: [load_client.Request(MODELS, "GET", path) for path in MODEL_PATHS],
+        SYSTEMS: [load_client.Request(SYSTEMS, "GET", path) for path in SYSTEM_PATHS],
+        REC_REPEATED: [load_client.Request(REC_REPEATED, "POST", "/v1/recommendations", encode(b)) for b in rec_bodies],
+        ESTIMATES: [load_client.Request(ESTIMATES, "POST", "/v1/estimates", encode(b)) for b in ESTIMATE_BODIES],
+        TCO: [load_client.Request(TCO, "POST", "/v1/tco", encode(b)) for b in TCO_BODIES],
     }
 
 
-def unique_recommendations(count: int, budget: float) -> list[live_server.Request]:
+def unique_recommendations(count: int, budget: float) -> list[load_client.Request]:
     """`count` recommendation requests never sent before: the four kinds in turn, each with a new figure."""
     bodies: list[dict[str, Any]] = []
     for index in range(count):
@@ -202,12 +202,12 @@ def unique_recommendations(count: int, budget: float) -> list[live_server.Reques
         bodies.append({"workload": workload, "constraints": {"max_usd_per_hour": round(budget + step * 0.001, 3)}})
     encoded = [encode(body) for body in bodies]
     assert len(set(encoded)) == len(encoded)
-    return [live_server.Request(REC_UNIQUE, "POST", "/v1/recommendations", body) for body in encoded]
+    return [load_client.Request(REC_UNIQUE, "POST", "/v1/recommendations", body) for body in encoded]
 
 
 def plan(
-    count: int, pools: dict[str, list[live_server.Request]], mix: dict[str, int], rng: random.Random
-) -> list[live_server.Request]:
+    count: int, pools: dict[str, list[load_client.Request]], mix: dict[str, int], rng: random.Random
+) -> list[load_client.Request]:
     """`count` requests: each class's share of `mix` (largest remainders), shuffled, cycling over its pool.
 
     A pool is consumed in order, so the unique recommendations are each sent once (their pool must be large
@@ -235,7 +235,7 @@ def class_counts(count: int, mix: dict[str, int]) -> dict[str, int]:
     return counts
 
 
-def check_requests(client: httpx.Client, pools: dict[str, list[live_server.Request]]) -> list[str]:
+def check_requests(client: httpx.Client, pools: dict[str, list[load_client.Request]]) -> list[str]:
     """Send each distinct request once; the ids of the recommendations. BenchError on anything but 200."""
     ids: list[str] = []
     for requests in pools.values():
@@ -248,13 +248,13 @@ def check_requests(client: httpx.Client, pools: dict[str, list[live_server.Reque
             )
             if response.status_code != 200:
                 body = f" {request.body.decode()}" if request.body else ""
-                raise live_server.BenchError(
+                raise servers.BenchError(
                     f"{request.method} {request.path}{body} answered {response.status_code}: {response.text[:500]}"
                 )
             if request.label == REC_REPEATED:
                 rec_id = response.json().get("id")
                 if not isinstance(rec_id, str) or not rec_id.startswith("rec_"):
-                    raise live_server.BenchError(f"POST /v1/recommendations answered no id: {response.text[:300]}")
+                    raise servers.BenchError(f"POST /v1/recommendations answered no id: {response.text[:300]}")
                 ids.append(rec_id)
     return ids
 
@@ -263,20 +263,20 @@ def check_requests(client: httpx.Client, pools: dict[str, list[live_server.Reque
 
 
 async def measured_run(
-    server: live_server.LiveServer,
-    requests: list[live_server.Request],
+    server: servers.LiveServer,
+    requests: list[load_client.Request],
     args: argparse.Namespace,
-    redis: live_server.RedisServer | None,
-) -> tuple[live_server.Load, list[dict[str, Any]]]:
+    redis: stores.RedisServer | None,
+) -> tuple[load_client.Load, list[dict[str, Any]]]:
     """The load, and with --kill-redis the kill and restart events (when, after how many completed requests)."""
-    load = live_server.Load()
+    load = load_client.Load()
     events: list[dict[str, Any]] = []
 
     def event(name: str) -> None:
         at_ns = time.perf_counter_ns() - load.started_ns
         events.append({"event": name, "at_s": round(at_ns / 1e9, 3), "at_ns": at_ns, "completed": load.completed})
 
-    async def chaos(own: live_server.RedisServer) -> None:
+    async def chaos(own: stores.RedisServer) -> None:
         for fraction, name, action in [(1, "redis killed", own.kill), (2, "redis started", own.start)]:
             await load.reached(len(requests) * fraction // 3).wait()
             event(f"{name} (begin)")
@@ -284,7 +284,7 @@ async def measured_run(
             event(name)
 
     drive = asyncio.create_task(
-        live_server.drive(
+        load_client.drive(
             server.url,
             requests,
             connections=args.connections,
@@ -301,7 +301,7 @@ async def measured_run(
     try:  # both marks were passed, but a restart may still be waiting for PING; raises what the kill or start raised
         await asyncio.wait_for(chaos_task, timeout=30.0)
     except TimeoutError:
-        raise live_server.BenchError("redis-server was not started again within 30 s of the run's end") from None
+        raise servers.BenchError("redis-server was not started again within 30 s of the run's end") from None
     return load, events
 
 
@@ -356,12 +356,12 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
     with ExitStack() as stack:
         database_url = args.database_url or stack.enter_context(
-            live_server.fresh_postgres_database(args.postgres_admin_url, args.database_name, keep=args.keep_database)
+            stores.fresh_postgres_database(args.postgres_admin_url, args.database_name, keep=args.keep_database)
         )
-        redis = None if args.redis_url else stack.enter_context(live_server.own_redis(workdir))
+        redis = None if args.redis_url else stack.enter_context(stores.own_redis(workdir))
         redis_url = args.redis_url or (redis.url if redis else None)
         server = stack.enter_context(
-            live_server.running(
+            servers.running(
                 workdir,
                 database_url=database_url,
                 redis_url=redis_url,
@@ -379,7 +379,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             flush=True,
         )
         rec_ids = check_requests(server.client, pools)
-        pools[REC_GET] = [live_server.Request(REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids]
+        pools[REC_GET] = [load_client.Request(REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids]
         pools[REC_UNIQUE] = unique_recommendations(unique_count, budget)
 
         warmup = None
@@ -387,15 +387,15 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             warm_mix = {label: share for label, share in MIX.items() if label != REC_UNIQUE}
             warm_plan = plan(args.warmup, pools, warm_mix, random.Random(args.seed + 1))
             warmup = asyncio.run(
-                live_server.drive(
+                load_client.drive(
                     server.url, warm_plan, connections=args.connections, client=args.client, timeout_s=REQUEST_TIMEOUT_S
                 )
             )
         server.check_alive()
 
         requests = plan(args.requests, pools, MIX, rng)
-        lookups_before = live_server.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
-        cache_errors_before = live_server.metric_totals(server.client, "gpu_advisor_cache_errors_total", "backend")
+        lookups_before = figures.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
+        cache_errors_before = figures.metric_totals(server.client, "gpu_advisor_cache_errors_total", "backend")
         log_skip = log_length(server.log_path)
         server_cpu_before = server.cpu_s()
         print(
@@ -408,8 +408,8 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         server_cpu_after = server.cpu_s()
         server.check_alive()
         ready = ready_again(server.url, READY_CHECKS_PER_WORKER * args.workers, READY_DEADLINE_S)
-        lookups_after = live_server.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
-        cache_errors_after = live_server.metric_totals(server.client, "gpu_advisor_cache_errors_total", "backend")
+        lookups_after = figures.metric_totals(server.client, "gpu_advisor_cache_lookups_total", "result")
+        cache_errors_after = figures.metric_totals(server.client, "gpu_advisor_cache_errors_total", "backend")
         error_lines, first_error_lines = log_errors(server.log_path, log_skip)
         facts = server.facts("catalog_version")
 
@@ -426,7 +426,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "seed": args.seed,
         "kill_redis": args.kill_redis,
         "unique_budget_usd_per_hour": budget,
-        **live_server.platform_facts(),
+        **figures.platform_facts(),
     }
     return report_document(
         meta,
@@ -459,20 +459,20 @@ def stats(name: str, durations_ns: list[int], seconds: float, errors: int) -> di
         "name": name,
         "requests": len(ordered),
         "requests_per_s": round(len(ordered) / seconds, 1) if seconds > 0 else None,
-        "median_ms": live_server.ms(statistics.median(ordered)),
-        "p95_ms": live_server.ms(live_server.percentile(ordered, 95)),
-        "p99_ms": live_server.ms(live_server.percentile(ordered, 99)),
-        "max_ms": live_server.ms(ordered[-1]),
+        "median_ms": figures.ms(statistics.median(ordered)),
+        "p95_ms": figures.ms(figures.percentile(ordered, 95)),
+        "p99_ms": figures.ms(figures.percentile(ordered, 99)),
+        "max_ms": figures.ms(ordered[-1]),
         "errors": errors,
     }
 
 
 def report_document(
     meta: dict[str, Any],
-    requests: list[live_server.Request],
-    load: live_server.Load,
+    requests: list[load_client.Request],
+    load: load_client.Load,
     events: list[dict[str, Any]],
-    warmup: live_server.Load | None,
+    warmup: load_client.Load | None,
     ready: dict[str, Any],
     *,
     cache: dict[str, Any],
@@ -551,7 +551,7 @@ def stats_rows(rows: Sequence[dict[str, Any]], first: str) -> list[str]:
                 str(r["errors"]),
             ]
         )
-    return live_server.render(headers, cells)
+    return figures.render(headers, cells)
 
 
 def text_report(document: dict[str, Any]) -> str:
@@ -617,7 +617,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help="order of the requests (default 1)")
     parser.add_argument(
         "--client",
-        choices=live_server.CLIENTS,
+        choices=load_client.CLIENTS,
         default="aiohttp",
         help="HTTP client library (default aiohttp: needs `uv run --with aiohttp`)",
     )
@@ -626,15 +626,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="kill the benchmark's redis-server at 1/3 of the run and start it again at 2/3",
     )
-    live_server.add_server_options(
+    servers.add_server_options(
         parser,
         database_help="DATABASE_URL for the server, used as it is (default: a fresh database, see --database-name)",
         redis_help="REDIS_URL for the server (default: a redis-server of the benchmark's own on a free port)",
     )
     parser.add_argument(
         "--postgres-admin-url",
-        default=live_server.POSTGRES_ADMIN_URL,
-        help=f"without --database-url: where to create the fresh database (default {live_server.POSTGRES_ADMIN_URL})",
+        default=stores.POSTGRES_ADMIN_URL,
+        help=f"without --database-url: where to create the fresh database (default {stores.POSTGRES_ADMIN_URL})",
     )
     parser.add_argument(
         "--database-name", default="gpu_advisor_bench", help="the fresh database's name (default gpu_advisor_bench)"
@@ -652,19 +652,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--workers must be between 1 and 64")
     if args.kill_redis and args.redis_url:
         parser.error("--kill-redis needs the benchmark's own redis-server: drop --redis-url")
-    live_server.check_server_options(parser, args)
-    if args.client == "aiohttp" and not live_server.client_available("aiohttp"):
-        parser.error(f"aiohttp is not installed: {live_server.AIOHTTP_HINT}")
+    servers.check_server_options(parser, args)
+    if args.client == "aiohttp" and not load_client.client_available("aiohttp"):
+        parser.error(f"aiohttp is not installed: {load_client.AIOHTTP_HINT}")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    live_server.exit_on_sigterm()
-    outcome = live_server.run_in_workdir("load", lambda workdir: run(args, workdir))
+    servers.exit_on_sigterm()
+    outcome = servers.run_in_workdir("load", lambda workdir: run(args, workdir))
     if isinstance(outcome, int):
         return outcome
-    live_server.print_outcome(outcome, text_report, args.json)
+    figures.print_outcome(outcome, text_report, args.json)
     failed = outcome["overall"]["errors"] + (outcome["warmup"]["errors"] if outcome["warmup"] else 0)
     if failed:
         print(f"load: {failed} requests failed (any answer but 2xx, or a transport error)", file=sys.stderr)

@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import live_server
 import msgspec
 
 from api.settings import Settings
 from api.storage.reference import load_reference_catalog
+from bench import figures, servers
 from domain.planning import RecommendationRequest, recommend
 
 WORKLOADS: list[tuple[str, dict[str, Any]]] = [
@@ -136,15 +136,15 @@ def bench_domain(calls: int, cold: bool = False) -> tuple[list[DomainResult], di
             DomainResult(
                 workload=name,
                 calls=calls,
-                median_ms=live_server.ms(statistics.median(durations)),
-                p95_ms=live_server.ms(live_server.percentile(durations, 95)),
-                p99_ms=live_server.ms(live_server.percentile(durations, 99)),
-                max_ms=live_server.ms(durations[-1]),
+                median_ms=figures.ms(statistics.median(durations)),
+                p95_ms=figures.ms(figures.percentile(durations, 95)),
+                p99_ms=figures.ms(figures.percentile(durations, 99)),
+                max_ms=figures.ms(durations[-1]),
                 options=len(result.options),
                 excluded=len(result.excluded),
             )
         )
-    overall_median_ms = live_server.ms(statistics.median(everything))
+    overall_median_ms = figures.ms(statistics.median(everything))
     meta = {
         "catalog_version": catalog.version,
         "gpus": len(catalog.gpus),
@@ -181,17 +181,15 @@ def uncached_bodies(count: int, budget: float | None) -> list[dict[str, Any]]:
 def check_recommendation(response: httpx.Response, what: str) -> str:
     """The id of a well-formed answer; BenchError otherwise."""
     if response.status_code != 200:
-        raise live_server.BenchError(f"{what} answered {response.status_code}: {response.text[:300]}")
+        raise servers.BenchError(f"{what} answered {response.status_code}: {response.text[:300]}")
     document = response.json()
     rec_id = document.get("id")
     if not isinstance(rec_id, str) or not rec_id.startswith("rec_") or not isinstance(document.get("options"), list):
-        raise live_server.BenchError(f"{what} answered without `id` (rec_...) or `options`: {response.text[:300]}")
+        raise servers.BenchError(f"{what} answered without `id` (rec_...) or `options`: {response.text[:300]}")
     return rec_id
 
 
-def measure(
-    endpoint: str, count: int, send: Callable[[int], httpx.Response]
-) -> tuple[live_server.HttpResult, list[str]]:
+def measure(endpoint: str, count: int, send: Callable[[int], httpx.Response]) -> tuple[figures.HttpResult, list[str]]:
     """Time `send(0)` .. `send(count - 1)`; the result and the ids of the 200 answers (when they have one)."""
     durations: list[int] = []
     ids: list[str] = []
@@ -206,15 +204,15 @@ def measure(
         elif endpoint.startswith("POST"):
             ids.append(str(response.json().get("id")))
     elapsed_ns = time.perf_counter_ns() - started
-    return live_server.summarize(endpoint, durations, elapsed_ns, non_200), ids
+    return figures.summarize(endpoint, durations, elapsed_ns, non_200), ids
 
 
-def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[live_server.HttpResult], dict[str, Any]]:
+def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[figures.HttpResult], dict[str, Any]]:
     persistent = bool(args.database_url or args.redis_url)
     budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000 if persistent else None
     cached = [body for _, body in WORKLOADS]
     fresh = uncached_bodies(args.uncached_requests, budget)
-    with live_server.running(
+    with servers.running(
         workdir, database_url=args.database_url, redis_url=args.redis_url, port=args.port, timeout_s=REQUEST_TIMEOUT_S
     ) as server:
         client = server.client
@@ -224,9 +222,9 @@ def bench_http(args: argparse.Namespace, workdir: Path) -> tuple[list[live_serve
             ids.append(check_recommendation(client.post("/v1/recommendations", json=body), f"POST ({name})"))
         fetched = client.get(f"/v1/recommendations/{ids[0]}")
         if check_recommendation(fetched, f"GET /v1/recommendations/{ids[0]}") != ids[0]:
-            raise live_server.BenchError(f"GET /v1/recommendations/{ids[0]} answered another id: {fetched.text[:300]}")
+            raise servers.BenchError(f"GET /v1/recommendations/{ids[0]} answered another id: {fetched.text[:300]}")
 
-        results: list[live_server.HttpResult] = []
+        results: list[figures.HttpResult] = []
         result, _ = measure(
             "POST /v1/recommendations (cached)",
             args.http_requests,
@@ -281,19 +279,19 @@ def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
         [
             f"domain.planning.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
             f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload",
-            *live_server.render(headers, rows),
+            *figures.render(headers, rows),
             f"target: median < {DOMAIN_TARGET_MEDIAN_MS:g} ms per request ({verdict}: "
             f"all six {overall_median_ms:.3f} ms, slowest workload {max(r.median_ms for r in results):.3f} ms)",
         ]
     )
 
 
-def http_table(results: Sequence[live_server.HttpResult], meta: dict[str, Any]) -> str:
+def http_table(results: Sequence[figures.HttpResult], meta: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"/v1/recommendations: 1 worker, warm, sequential keep-alive requests "
             f"(database: {meta['database']}, cache: {meta['cache']}, catalog {meta['server_catalog_version']})",
-            *live_server.http_table_lines(results),
+            *figures.http_table_lines(results),
         ]
     )
 
@@ -317,7 +315,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--cold", action="store_true", help="domain calls without the facts earlier requests of the same shape shared"
     )
-    live_server.add_server_options(parser)
+    servers.add_server_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the tables go to stderr)")
     args = parser.parse_args(argv)
     if not 1 <= args.domain_requests <= 100_000:
@@ -328,13 +326,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error(f"--uncached-requests must be between 0 and {MAX_UNCACHED_REQUESTS}")
     if not 0 <= args.get_requests <= 1_000_000:
         parser.error("--get-requests must be between 0 and 1000000")
-    live_server.check_server_options(parser, args)
+    servers.check_server_options(parser, args)
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    live_server.exit_on_sigterm()
+    servers.exit_on_sigterm()
     out = sys.stderr if args.json else sys.stdout
 
     try:
@@ -347,16 +345,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     print(domain_table(domain_results, domain_meta), file=out, flush=True)
 
-    http_results: list[live_server.HttpResult] = []
+    http_results: list[figures.HttpResult] = []
     http_meta: dict[str, Any] = {}
     if not args.skip_http:
-        outcome = live_server.run_in_workdir("recommend_latency", lambda workdir: bench_http(args, workdir))
+        outcome = servers.run_in_workdir("recommend_latency", lambda workdir: bench_http(args, workdir))
         if isinstance(outcome, int):
             return outcome
         http_results, http_meta = outcome
         print(file=out)
         print(http_table(http_results, http_meta), file=out)
-    facts = live_server.platform_facts()
+    facts = figures.platform_facts()
     print(f"python {facts['python']} on {facts['platform']}", file=out)
 
     if args.json:
@@ -366,7 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "http": {"meta": http_meta, "results": [asdict(r) for r in http_results]} if not args.skip_http else None,
         }
         print(json.dumps(document, indent=2))
-    return live_server.non_200_exit("recommend_latency", http_results)
+    return figures.non_200_exit("recommend_latency", http_results)
 
 
 if __name__ == "__main__":

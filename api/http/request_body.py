@@ -34,7 +34,9 @@ def media_type(request: AnyRequest) -> str:
 
 async def strict_body(request: AnyRequest, target: type[T]) -> T:
     """The body as `target`, or a 400 naming the field that does not match the schema."""
-    decoded = request.state.get(_DECODED)
+    # The scope's own state mapping: request.state builds a State object on every access.
+    state: dict[str, Any] = request.scope.setdefault("state", {})
+    decoded = state.get(_DECODED)
     if isinstance(decoded, target):
         return decoded
     decoder = _DECODERS.get(target)
@@ -62,7 +64,7 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
         raise ValidationException(
             detail=f"{unstorable} {MESSAGE}", extra=[{"key": unstorable, "message": MESSAGE, "source": "body"}]
         )
-    request.state[_DECODED] = result
+    state[_DECODED] = result
     return result
 
 

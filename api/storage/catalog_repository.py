@@ -21,7 +21,7 @@ from api.storage.tables import (
     ProviderRow,
     SystemRow,
 )
-from domain.catalog import Catalog, Gpu, ModelSpec, Offer, Provider, System, decode_records
+from domain.catalog import Catalog, CatalogError, Gpu, ModelSpec, Offer, Provider, System, decode_records
 
 CATALOG_META_KEY = "catalog"
 
@@ -131,6 +131,38 @@ def with_offers(catalog: Catalog, upserts: Sequence[Offer], deletes: Sequence[st
         offers=[*(offer for offer in catalog.offers if offer.id not in gone), *upserts],
         models=catalog.models,
     )
+
+
+async def load_changed_offers(session: AsyncSession, current: Catalog) -> Catalog | None:
+    """The stored catalog built from `current` by swapping in the offers that differ from the stored ones, as the
+    writing instance does; None when more than offers changed (the caller then loads the catalog whole).
+
+    Only the offer rows are read, and only the changed ones are decoded: a one-offer change elsewhere does not
+    read, decode and validate every table again.
+    """
+    version = await stored_version(session)
+    if version is None:
+        return None
+    if version == current.version:
+        return current
+    offers = (await session.execute(select(OfferRow.__table__).where(OfferRow.gone_at.is_(None)))).all()
+    return await asyncio.to_thread(_swapped, current, offers, version)
+
+
+def _swapped(current: Catalog, offers: Sequence[Any], version: str) -> Catalog | None:
+    known = {offer.id: offer for offer in current.offers}
+    changed = [
+        document
+        for document in (offer_from_row(row) for row in offers)
+        if (offer := known.get(document["id"])) is None or msgspec.structs.asdict(offer) != document
+    ]
+    live = {row.id for row in offers}
+    try:
+        catalog = with_offers(current, decode_records("offer", changed, Offer), [i for i in known if i not in live])
+    except CatalogError:
+        return None  # e.g. an offer for a GPU this snapshot does not have yet
+    # The content hash covers every table: equal means nothing but these offers changed.
+    return catalog if catalog.version == version else None
 
 
 async def stored_version(session: AsyncSession) -> str | None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from sqlalchemy import event
+from sqlalchemy import Engine, event
+from sqlalchemy import create_engine as sqlalchemy_create_engine
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import SingletonThreadPool
 
 # What a database call raises when the database is unreachable, slow or refusing: callers answer 503 or retry.
 DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
@@ -42,18 +44,7 @@ def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> Async
         engine = create_async_engine(
             database_url, pool_size=10, max_overflow=10, connect_args={"timeout": connect_timeout_s}, **_JSON
         )
-
-        @event.listens_for(engine.sync_engine, "connect")
-        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-            cursor = dbapi_connection.cursor()
-            # WAL lets readers run while a price update commits; SQLite ignores foreign keys unless asked.
-            cursor.execute("PRAGMA journal_mode=WAL")
-            # In WAL mode NORMAL survives a crash of the process; only an OS crash or power loss can drop the
-            # last commits. FULL would fsync every saved recommendation.
-            cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
         database_url,
@@ -64,6 +55,37 @@ def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> Async
         connect_args={"timeout": connect_timeout_s, "command_timeout": 30},
         **_JSON,
     )
+
+
+def sqlite_file_engine(engine: AsyncEngine, *, connect_timeout_s: float = 5.0) -> Engine | None:
+    """A blocking engine on the same SQLite file as `engine`, with the same settings; None unless it is a file.
+
+    For a thread of its own that does a whole transaction in one call: through aiosqlite every statement, commit
+    and cursor is a hop back to the event loop, each waiting behind whatever the loop runs meanwhile.
+    """
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    sync = sqlalchemy_create_engine(
+        url.set(drivername="sqlite+pysqlite"),
+        # One thread uses it; SQLite's own lock (with this busy timeout) orders it with the other connections.
+        poolclass=SingletonThreadPool,
+        connect_args={"timeout": connect_timeout_s},
+        **_JSON,
+    )
+    event.listen(sync, "connect", _sqlite_pragmas)
+    return sync
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers run while a price update commits; SQLite ignores foreign keys unless asked.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    # In WAL mode NORMAL survives a crash of the process; only an OS crash or power loss can drop the
+    # last commits. FULL would fsync every saved recommendation.
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -11,7 +11,7 @@ import pytest
 
 from api.server import server_config
 from api.settings import Settings, SettingsError
-from bench.live_server import HOST, free_port, server_env, start_server, stop_server, wait_until_ready
+from bench.servers import HOST, free_port, server_env, start_server, stop_server, wait_until_ready
 
 DRAIN_S = 1
 # Far above the drain; without a bound, a stalled request holds the server for as long as its client waits.

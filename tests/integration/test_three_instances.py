@@ -16,17 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from bench.live_server import (
-    HOST,
-    Load,
-    Request,
-    drive,
-    free_port,
-    server_env,
-    start_server,
-    stop_server,
-    wait_until_ready,
-)
+from bench.load_client import Load, Request, drive
+from bench.servers import HOST, free_port, server_env, start_server, stop_server, wait_until_ready
 from tests.conftest import REDIS_URL
 from tests.integration.haproxy import Balancer
 

@@ -1,0 +1,93 @@
+"""An instance that learns of another's catalog change reloads incrementally when only offers changed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from api import services as services_module
+from api.app import create_app
+from api.services import Services
+from api.settings import Settings
+from api.storage.bootstrap import migrate_and_seed
+from tests.conftest import sqlite_url
+
+KEY = "admin-key-for-tests"
+HEADERS = {"X-API-Key": KEY}
+CHANGED = "digitalocean-h100-sxm-on-demand"
+Client = AsyncTestClient[Litestar]
+CONFIGS = Path(__file__).parent.parent / "fixtures" / "hf_configs"
+
+
+@pytest.fixture
+async def pair(tmp_path: Path) -> AsyncIterator[tuple[Client, Client]]:
+    """Two instances on one database; the second polls too rarely to reload by itself during a test."""
+    url = sqlite_url(tmp_path)
+    await migrate_and_seed(url)
+    writer = Settings(database_url=url, api_keys=(KEY,), rate_limit_per_minute=0)
+    other = Settings(database_url=url, rate_limit_per_minute=0, catalog_poll_s=3600)
+    async with AsyncTestClient(app=create_app(writer)) as first, AsyncTestClient(app=create_app(other)) as second:
+        yield first, second
+
+
+def services_of(client: Client) -> Services:
+    services: Services = client.app.state.services
+    return services
+
+
+async def offers(client: Client) -> dict[str, dict[str, Any]]:
+    body = (await client.get("/v1/offers", params={"limit": 200})).json()
+    return {item["id"]: item for item in body["items"]}
+
+
+def no_whole_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    reads: list[str] = []
+    real = services_module.load_catalog
+
+    async def counted(session: Any) -> Any:
+        reads.append("whole catalog")
+        return await real(session)
+
+    monkeypatch.setattr(services_module, "load_catalog", counted)
+    return reads
+
+
+async def test_an_offer_changed_elsewhere_is_swapped_in_without_reading_the_whole_catalog(
+    pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = pair
+    before = await offers(first)
+    removed = next(offer_id for offer_id in before if offer_id != CHANGED)
+    changed = before[CHANGED] | {"usd_per_gpu_hour": 2.49, "as_of": "2026-11-20", "source": "the provider's page"}
+    assert (await first.put(f"/v1/admin/offers/{CHANGED}", json=changed, headers=HEADERS)).status_code == 200
+    assert (await first.delete(f"/v1/admin/offers/{removed}", headers=HEADERS)).status_code == 204
+    reads = no_whole_reads(monkeypatch)
+
+    view = await services_of(second).reload_catalog()
+
+    assert reads == []
+    assert view.version == services_of(first).view.version
+    served = await offers(second)
+    assert served[CHANGED]["usd_per_gpu_hour"] == 2.49 and removed not in served
+
+
+async def test_a_change_beyond_offers_reloads_the_whole_catalog(
+    pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = pair
+    config = json.loads((CONFIGS / "qwen3-30b-a3b.json").read_text())
+    body = {"hf_config": config, "name": "Our MoE", "aliases": ["acme/our-moe"], "sources": ["ours"]}
+    assert (await first.put("/v1/admin/models/our-moe", json=body, headers=HEADERS)).status_code == 201
+    reads = no_whole_reads(monkeypatch)
+
+    view = await services_of(second).reload_catalog()
+
+    assert reads == ["whole catalog"]
+    assert view.version == services_of(first).view.version
+    assert (await second.get("/v1/models/acme/our-moe")).status_code == 200
