@@ -125,6 +125,10 @@ def _moe_share(model: LlmModel) -> float:
     return (model.layers - model.moe.first_dense_layers) / model.layers
 
 
+# Points one speed model keeps: a binary search asks ~11 batches per scenario, so a few hundred cover many requests.
+POINTS_KEPT = 256
+
+
 @dataclass(frozen=True, slots=True)
 class ServingPoint:
     """One model copy serving `batch` sequences at a time, in one scenario.
@@ -239,6 +243,8 @@ class InstanceSpeed:
             # Searches ask for the same batch several times, and requests of one shape share this model.
             found = self._points.get((batch, scenario))
             if found is None:
+                if len(self._points) >= POINTS_KEPT:
+                    self._points.clear()  # a long-lived model (shared by requests) keeps a bounded set
                 found = self._points[(batch, scenario)] = self._point(batch, scenario, 0.0)
             return found
         return self._point(batch, scenario, arrivals_per_s)

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from api.storage.reference import load_reference_catalog
+from domain import serving
 from domain.estimates import ExchangeRate
 from domain.planning import RecommendationRequest, recommend
 from domain.planning import plan as plan_module
@@ -80,3 +81,13 @@ def test_the_store_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     for concurrency in range(1, 40, 3):
         answer(catalog, {"kind": "inference", "model": "llama-3.1-8b", "concurrency": concurrency})
         assert len(catalog.derived) <= 50
+
+
+def test_a_shared_speed_model_keeps_a_bounded_set_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serving, "POINTS_KEPT", 20)
+    catalog = load_reference_catalog()
+    for concurrency in range(1, 60, 4):
+        answer(catalog, {"kind": "inference", "model": "llama-3.1-8b", "concurrency": concurrency})
+    copies = [value for key, value in catalog.derived.items() if key[1] == "copy"]
+    assert copies
+    assert all(len(copy.speed._points) <= 20 for copy in copies)
