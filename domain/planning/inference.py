@@ -132,6 +132,12 @@ class InferenceSizing:
         return found
 
     def _layouts(self, domain: int) -> InferenceLayouts:
+        workload = self.workload
+        tokens = workload.input_tokens + workload.output_tokens
+        key = ("layouts", self.precision, self.kv_precision, tokens, self.max_gpus, self.fixed, domain, self.forced)
+        return self._plan.derived(key, lambda: self._build_layouts(domain, tokens))
+
+    def _build_layouts(self, domain: int, tokens: int) -> InferenceLayouts:
         model, forced = self.model, self.forced
         layouts = candidate_layouts(model, self.max_gpus, self.fixed, domain)
         if forced is not None:
@@ -140,12 +146,7 @@ class InferenceSizing:
                 for layout in layouts
                 if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
             ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
-        workload = self.workload
-        tokens = workload.input_tokens + workload.output_tokens
-        return self._plan.derived(
-            ("layouts", self.precision, self.kv_precision, tokens, *layouts),
-            lambda: InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts),
-        )
+        return InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts)
 
 
 def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> Layout:
