@@ -1,0 +1,45 @@
+"""Engine releases: a measurement on an older release is reproduced with what that release lacked."""
+
+from __future__ import annotations
+
+import msgspec
+
+from api.storage.reference import calibration_points
+from domain.catalog import Catalog
+from domain.engine_releases import RELEASES, kv_read_slowdown, parse_version
+from domain.planning.accuracy import reproduce
+from tests.conftest import llm
+
+
+def point(point_id: str):  # type: ignore[no-untyped-def]
+    return next(p for p in calibration_points() if p.id == point_id)
+
+
+def test_versions_parse_with_suffixes() -> None:
+    assert parse_version("0.6.1") == (0, 6, 1)
+    assert parse_version("v0.8.0rc1") == (0, 8, 0)
+    assert parse_version("0.9.0.1") == (0, 9, 0, 1)
+    assert parse_version("0.8a") == (0, 8)
+
+
+def test_every_release_carries_its_source_and_figure() -> None:
+    for release in RELEASES:
+        assert release.source.startswith("https://"), release
+        assert release.factor > 1 and release.quote, release
+
+
+def test_trtllm_before_xqa_reads_a_grouped_cache_slower(reference: Catalog) -> None:
+    gqa, mha = llm(reference, "llama-2-70b"), llm(reference, "llama-2-7b")
+    assert kv_read_slowdown(gqa, "trtllm", "0.6.1") == 2.4
+    # Multi-head attention never used the kernel; later releases and unrecorded versions have it.
+    assert kv_read_slowdown(mha, "trtllm", "0.6.1") == 1.0
+    assert kv_read_slowdown(gqa, "trtllm", "0.8.0") == kv_read_slowdown(gqa, "trtllm", "") == 1.0
+    assert kv_read_slowdown(gqa, "vllm", "0.6.1") == 1.0
+
+
+def test_an_old_release_reproduces_slower_than_todays(reference: Catalog) -> None:
+    old = point("trtllm-0.6.1-llama2-70b-h100-fp8-tp4-bs480-128-2048")
+    assert old.engine_version == "0.6.1"
+    today = msgspec.structs.replace(old, engine_version="")
+    assert reproduce(reference, old).expected < 0.75 * reproduce(reference, today).expected
+    assert abs(reproduce(reference, old).error) < abs(reproduce(reference, today).error)
