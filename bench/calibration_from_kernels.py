@@ -332,6 +332,7 @@ def compute(setup: Setup, catalog: dict[str, dict[str, Any]], scratch: Path, dat
         "model": setup.model,
         "precision": setup.precision,
         "engine": setup.backend,
+        "engine_version": backend_version,
         "tensor": setup.tp,
         "pipeline": 1,
         "expert": setup.ep,

@@ -165,6 +165,7 @@ class InstanceSpeed:
         input_tokens: int,
         output_tokens: int,
         engine_speedup: float = 1.0,
+        kv_read_slowdown: float = 1.0,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.engine_speedup = engine_speedup
@@ -181,7 +182,8 @@ class InstanceSpeed:
         self.base_bytes = base * bpp / (layout.attention_tensor * pipeline)
         self.expert_bytes = per_expert * bpp / (stage_gpus * pipeline)
         self.all_weight_bytes = model.params_b * 1e9 * bpp
-        self.kv_bytes_per_sequence = kv_bytes_per_sequence(
+        # An engine release without today's decode-attention kernel reads the cache as if it were larger.
+        self.kv_bytes_per_sequence = kv_read_slowdown * kv_bytes_per_sequence(
             model, kv_precision, context, layout.attention_tensor, pipeline
         )
         self.bandwidth = gpu.memory_bandwidth_gbps * 1e9

@@ -14,6 +14,7 @@ import msgspec
 
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
 from domain.efficiency import FAMILY_NAMES, SCENARIOS, Family, Scenario, family_of
+from domain.engine_releases import diffusion_slowdown, kv_read_slowdown
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
@@ -42,6 +43,7 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     model: str
     precision: str
     engine: str = "unknown"
+    engine_version: str = ""  # the engine release the source ran ("" when it does not say)
     tensor: int = 1
     pipeline: int = 1
     expert: int = 1
@@ -120,6 +122,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         point.input_tokens,
         max(1, point.output_tokens),
         engine.decode_speedup if engine else 1.0,
+        kv_read_slowdown(model, point.engine, point.engine_version, point.date),
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s
@@ -181,6 +184,7 @@ def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: 
     seconds = seconds_per_image(
         tflop, gpu, point.precision, scenario, passes, compiled=compiled, batch=max(1, point.batch)
     )
+    seconds *= diffusion_slowdown(point.engine, point.engine_version, point.date)
     if point.metric == "seconds_per_image":
         return seconds
     if point.metric == "images_per_hour":

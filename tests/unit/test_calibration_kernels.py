@@ -20,6 +20,7 @@ FIELDS = {
     "model": str,
     "precision": str,
     "engine": str,
+    "engine_version": str,
     "tensor": int,
     "pipeline": int,
     "expert": int,

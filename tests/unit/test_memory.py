@@ -7,6 +7,7 @@ import pytest
 from domain.catalog import Catalog, DiffusionModel
 from domain.memory import (
     GIB,
+    activation_bytes,
     diffusion_memory,
     experts_touched,
     kv_bytes_per_sequence,
@@ -265,3 +266,13 @@ def test_quantised_sdxl_keeps_encoders_in_16_bit(reference: Catalog) -> None:
     memory = diffusion_memory(model, gpu(reference, "h100-sxm"), "fp8", 1024, 1024)
     # UNet 2.567e9 x 1 B + (CLIP-L 0.123 + bigG 0.695 + VAE 0.084)e9 = 0.902e9 x 2 B = 2.567e9 + 1.804e9 = 4.371e9 B
     assert memory.weights_bytes == pytest.approx(4.371e9)
+
+
+def test_activations_per_layer_follow_korthikanti_with_sequence_parallelism(reference: Catalog) -> None:
+    # arXiv:2205.05198 Table 2: tensor + sequence parallel with the attention core not stored keeps 34 s b h / t
+    # bytes per layer; the logits (s x vocab x 6) are the only other term.
+    model = llm(reference, "llama-3.1-405b")
+    s, h, t = 8192, model.hidden_size, 8
+    logits = s * model.vocab_size * 6.0
+    per_layer = (activation_bytes(model, s, t, 0) - logits / t) / model.layers
+    assert per_layer == pytest.approx(34 * s * h / t)

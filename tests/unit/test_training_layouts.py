@@ -41,9 +41,9 @@ def test_405b_pretraining_on_h100_runs_tp8_with_pipeline_stages_and_says_its_lay
         layout = option.parallelism
         assert option.feasible and layout.tensor == 8 and layout.pipeline > 1, layout
         assert layout.zero_stage == 1 and layout.micro_batch == 1 and layout.global_batch
-        # Llama 3 reports 38-43% of BF16 peak with TP8 x PP16; what this layout spends on recomputation (the
-        # first stage holds every layer's activations of one micro-batch) keeps it a few points lower.
-        assert 0.34 <= bf16_mfu(reference, option, "llama-3.1-405b", 8192) <= 0.45
+        # Llama 3 reports 38-43% of BF16 peak with TP8 x PP16 (arXiv:2407.21783, Table 4); the few layers this
+        # layout recomputes (the interleaved first stage holds 1.13x every layer's activations) keep it a point lower.
+        assert 0.36 <= bf16_mfu(reference, option, "llama-3.1-405b", 8192) <= 0.45
         assert option.launch is not None
         command = option.launch.command
         assert f"--pipeline-model-parallel-size {layout.pipeline}" in command

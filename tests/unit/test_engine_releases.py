@@ -1,0 +1,58 @@
+"""Engine releases: a measurement on an older release is reproduced with what that release lacked."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import msgspec
+
+from api.storage.reference import calibration_points
+from domain.catalog import Catalog
+from domain.engine_releases import RELEASES, diffusion_slowdown, kv_read_slowdown, parse_version
+from domain.planning.accuracy import reproduce
+from tests.conftest import llm
+
+WHEN = date(2023, 12, 1)
+
+
+def point(point_id: str):  # type: ignore[no-untyped-def]
+    return next(p for p in calibration_points() if p.id == point_id)
+
+
+def test_versions_parse_with_suffixes() -> None:
+    assert parse_version("0.6.1") == (0, 6, 1)
+    assert parse_version("v0.8.0rc1") == (0, 8, 0)
+    assert parse_version("0.9.0.1") == (0, 9, 0, 1)
+    assert parse_version("0.8a") == (0, 8)
+
+
+def test_every_release_carries_its_source_and_figure() -> None:
+    for release in RELEASES:
+        assert release.source.startswith("https://"), release
+        assert release.factor > 1 and release.quote, release
+
+
+def test_trtllm_before_xqa_reads_a_grouped_cache_slower(reference: Catalog) -> None:
+    gqa, mha = llm(reference, "llama-2-70b"), llm(reference, "llama-2-7b")
+    assert kv_read_slowdown(gqa, "trtllm", "0.6.1", WHEN) == 2.4
+    # Multi-head attention never used the kernel; later releases and unrecorded versions have it.
+    assert kv_read_slowdown(mha, "trtllm", "0.6.1", WHEN) == 1.0
+    assert kv_read_slowdown(gqa, "trtllm", "0.8.0", WHEN) == kv_read_slowdown(gqa, "trtllm", "", WHEN) == 1.0
+    assert kv_read_slowdown(gqa, "vllm", "0.6.1", WHEN) == 1.0
+
+
+def test_an_old_release_reproduces_slower_than_todays(reference: Catalog) -> None:
+    old = point("trtllm-0.6.1-llama2-70b-h100-fp8-tp4-bs480-128-2048")
+    assert old.engine_version == "0.6.1"
+    today = msgspec.structs.replace(old, engine_version="")
+    assert reproduce(reference, old).expected < 0.75 * reproduce(reference, today).expected
+    assert abs(reproduce(reference, old).error) < abs(reproduce(reference, today).error)
+
+
+def test_diffusers_before_pytorch_2_runs_vanilla_attention(reference: Catalog) -> None:
+    old = point("hf-blog-2022-12-sd-a100-80gb-fp16-bs1")
+    assert diffusion_slowdown(old.engine, old.engine_version, old.date) == 2.69 / 1.98
+    assert diffusion_slowdown("diffusers", "0.13.0", old.date) == 1.0
+    assert diffusion_slowdown("diffusers", "", date(2023, 6, 1)) == 1.0
+    today = msgspec.structs.replace(old, date=date(2024, 1, 1))
+    assert reproduce(reference, old).expected == reproduce(reference, today).expected * 2.69 / 1.98
