@@ -36,8 +36,10 @@ class Release:
         a version nor a date before `since_date` is taken as current)."""
         if engine != self.engine:
             return False
-        if version:
-            return parse_version(version) < self.since
+        parsed = parse_version(version) if version else ()
+        if parsed:
+            return parsed < self.since
+        # No version, or one that is not a number (a branch name): the date tells.
         return self.since_date is not None and measured < self.since_date
 
 

@@ -148,14 +148,15 @@ def say(code: str, lang: Lang, **figures: object) -> str:
 def duration(hours: float, lang: Lang) -> str:
     """Hours as people read them: whole hours from 10 h, tenths below, minutes under an hour, seconds under one."""
     units = {"en": (" h", " min", " s"), "zh": (" 小时", " 分钟", " 秒")}[lang]
-    if hours >= 10:
+    # The unit is chosen on the rounded figure, so 59.7 minutes reads "1.0 h", not "60 min".
+    if round(hours, 1) >= 10:
         return f"{hours:,.0f}{units[0]}"
-    if hours >= 1:
+    if round(hours, 1) >= 1:
         return f"{hours:.1f}{units[0]}"
-    if hours * 60 >= 1:
+    if round(hours * 60) >= 1:
         return f"{hours * 60:.0f}{units[1]}"
     seconds = hours * 3600
-    return f"{seconds:.1f}{units[2]}" if seconds < 10 else f"{seconds:.0f}{units[2]}"
+    return f"{seconds:.1f}{units[2]}" if round(seconds, 1) < 10 else f"{seconds:.0f}{units[2]}"
 
 
 def provider_name(catalog: Catalog | None, provider_id: str) -> str:

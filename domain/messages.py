@@ -170,14 +170,16 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{layout} 是唯一装得下的布局。",
     },
     "inside_nvlink_domain": {
-        "en": "Each copy's {gpus} GPUs sit inside one {domain}-GPU NVLink domain: expert all-to-all and all-reduce "
-        "stay on NVLink.",
-        "zh": "每个副本的 {gpus} 张卡位于同一个 {domain} 卡 NVLink 域内：专家分发与归约通信都走 NVLink。",
+        "en": "Each copy's tensor/expert group of {gpus} GPUs sits inside one {domain}-GPU NVLink domain: its "
+        "all-reduce and expert all-to-all stay on NVLink.",
+        "zh": "每个副本的张量/专家并行组（{gpus} 张卡）位于同一个 {domain} 卡 NVLink 域内："
+        "其归约与专家分发通信都走 NVLink。",
     },
     "across_nvlink_domains": {
-        "en": "Each copy's {gpus} GPUs span {nodes} nodes of {domain}: expert all-to-all and all-reduce between "
-        "them cross the inter-node network.",
-        "zh": "每个副本的 {gpus} 张卡跨越 {nodes} 个 {domain} 卡节点：节点之间的专家分发与归约通信需经节点间网络。",
+        "en": "Each copy's tensor/expert group of {gpus} GPUs spans {nodes} NVLink domains of {domain} GPUs: its "
+        "all-reduce and expert all-to-all between them cross the inter-node network.",
+        "zh": "每个副本的张量/专家并行组（{gpus} 张卡）跨越 {nodes} 个 {domain} 卡 NVLink 域："
+        "域之间的归约与专家分发通信需经节点间网络。",
     },
     "expert_parallel": {
         "en": "Routed experts split over {ep} GPUs (expert parallel){dp_text}.",

@@ -32,14 +32,16 @@ def stage_span(layout: Layout, gpu: Gpu) -> tuple[int, int]:
 
 
 def _span_comment(layout: Layout, gpu: Gpu) -> str:
-    """Where a copy wider than one 8-GPU node talks, as a note after the command."""
-    stage, domains = stage_span(layout, gpu)
-    if stage <= GPUS_PER_NODE:
+    """Where a tensor or expert group wider than one 8-GPU node talks, as a note after the command."""
+    group, domains = stage_span(layout, gpu)
+    if group <= GPUS_PER_NODE:
         return ""
     domain = gpu.interconnect.domain_gpus
     if domains == 1:
-        return f"  # each copy's {stage} GPUs inside one {domain}-GPU NVLink domain"
-    return f"  # each copy's {stage} GPUs span {domains} nodes: all-to-all over the inter-node network"
+        return f"  # each copy's {group}-GPU tensor/expert group inside one {domain}-GPU NVLink domain"
+    exchange = "all-to-all" if layout.expert > 1 else "all-reduce"
+    parts = f"{domains} nodes" if domain <= GPUS_PER_NODE else f"{domains} {domain}-GPU NVLink domains"
+    return f"  # each copy's {group}-GPU tensor/expert group spans {parts}: {exchange} over the inter-node network"
 
 
 def inference_launch(
@@ -112,16 +114,22 @@ def training_launch(
     per_node = min(gpus, GPUS_PER_NODE)
     per_stage = -(-model.layers // shape.pipeline)
     if fine_tuning and shape.tensor == shape.pipeline == 1 and parallelism.data > 1 and shape.zero >= 2:
-        flags = [
-            "--use_fsdp",
-            f"--fsdp_sharding_strategy {'FULL_SHARD' if shape.zero == 3 else 'SHARD_GRAD_OP'}",
-            f"--num_machines {nodes}",
-            f"--num_processes {gpus}",
-        ]
         if shape.offload:
-            flags.append("--fsdp_offload_params true")
-        if shape.recompute:
-            flags.append("--fsdp_activation_checkpointing true")
+            # Optimizer states alone on the host, as costed: DeepSpeed's ZeRO-Offload (FSDP's offload also moves
+            # the parameters).
+            flags = [
+                "--use_deepspeed",
+                f"--zero_stage {shape.zero}",
+                "--offload_optimizer_device cpu",
+                "--offload_param_device none",
+            ]
+            if shape.recompute:
+                flags.append("--gradient_checkpointing true")
+        else:
+            flags = ["--use_fsdp", f"--fsdp_sharding_strategy {'FULL_SHARD' if shape.zero == 3 else 'SHARD_GRAD_OP'}"]
+            if shape.recompute:
+                flags.append("--fsdp_activation_checkpointing true")
+        flags += [f"--num_machines {nodes}", f"--num_processes {gpus}"]
         command = (
             "accelerate launch "
             + " ".join(flags)

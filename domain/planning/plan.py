@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from itertools import islice
 from typing import Annotated, Any, TypeVar
 
 import msgspec
@@ -29,8 +30,8 @@ from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, 
 
 LIMIT_MAX = 50
 GPUS_PER_NODE = 8
-# Requests vary in lengths and caps, so a catalog's store of derived facts is bounded (and emptied when full).
-DERIVED_MAX = 4096
+# Requests vary in lengths and caps, so a catalog's store of derived facts is bounded (oldest entries go first).
+DERIVED_MAX = 8192
 T = TypeVar("T")
 
 
@@ -191,18 +192,19 @@ class Plan:
         return self.shared((self.model_key, *key), build)
 
     def checked(self, key: tuple[Any, ...], check: Callable[[], T]) -> T:
-        """A check's result, or the exclusion it raises, shared like `derived` while the offers are the catalog's
-        (the checks ask whether anyone rents the GPU)."""
+        """A check's result or its exclusion, shared like `derived` while the offers are the catalog's."""
 
-        def run() -> tuple[T | None, Excluded | None]:
+        def run() -> tuple[T | None, tuple[str, dict[str, object]] | None]:
             try:
                 return check(), None
             except Excluded as error:
-                return None, error
+                # The code and figures only: a kept exception would keep its traceback's frames (and the catalog).
+                return None, (error.code, dict(error.figures))
 
         value, error = run() if self.offers_key is None else self.derived(key, run)
         if error is not None:
-            raise Excluded(error.code, **error.figures)  # a fresh one: a raised exception collects its traceback
+            code, figures = error
+            raise Excluded(code, **figures)
         return value  # type: ignore[return-value]
 
     def shared(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
@@ -212,7 +214,9 @@ class Plan:
             found: T = store[key]
         except KeyError:
             if len(store) >= DERIVED_MAX:
-                store.clear()
+                # The oldest quarter goes: the hot shapes of the last few thousand requests stay.
+                for old in list(islice(store, max(1, DERIVED_MAX // 4))):
+                    del store[old]
             found = store[key] = build()
         return found
 

@@ -258,8 +258,8 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     )
     if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
         candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))
-    if nodes > 1 and model.params_b > 100:
-        candidate.warnings.append(plan.say("infiniband"))
+    if gpus > gpu.interconnect.domain_gpus and model.params_b > 100:
+        candidate.warnings.append(plan.say("infiniband"))  # inside an NVL72 rack the exchange stays on NVLink
     if runs["expected"].hours > 24 * 60:
         candidate.warnings.append(plan.say("long_run", days=runs["expected"].hours / 24))
     if workload.precision == "bf16" and not gpu.tflops.bf16:

@@ -56,3 +56,9 @@ def test_diffusers_before_pytorch_2_runs_vanilla_attention(reference: Catalog) -
     assert diffusion_slowdown("diffusers", "", date(2023, 6, 1)) == 1.0
     today = msgspec.structs.replace(old, date=date(2024, 1, 1))
     assert reproduce(reference, old).expected == reproduce(reference, today).expected * 2.69 / 1.98
+
+
+def test_a_version_that_is_not_a_number_is_dated_instead() -> None:
+    diffusers = next(release for release in RELEASES if release.engine == "diffusers")
+    assert not diffusers.lacks("diffusers", "main", date(2024, 1, 1))
+    assert diffusers.lacks("diffusers", "main", date(2022, 12, 1))

@@ -91,3 +91,11 @@ def test_a_shared_speed_model_keeps_a_bounded_set_of_points(monkeypatch: pytest.
     copies = [value for key, value in catalog.derived.items() if key[1] == "copy"]
     assert copies
     assert all(len(copy.speed._points) <= 20 for copy in copies)
+
+
+def test_shared_exclusions_keep_no_exception_and_so_no_frames() -> None:
+    catalog = load_reference_catalog()
+    answer(catalog, WORKLOADS[0])
+    checks = [value for key, value in catalog.derived.items() if key[1] == "inference_check"]
+    assert any(error is not None for _, error in checks)
+    assert not any(isinstance(part, BaseException) for value in checks for part in value)

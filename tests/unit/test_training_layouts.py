@@ -84,3 +84,5 @@ def test_small_model_on_one_node_keeps_data_parallel_without_pipeline(reference:
 def test_short_runs_say_their_duration_in_minutes_or_seconds_not_zero_hours() -> None:
     assert [duration(h, "en") for h in (1234.4, 3.84, 0.25, 0.000228)] == ["1,234 h", "3.8 h", "15 min", "0.8 s"]
     assert duration(0.25, "zh") == "15 分钟"
+    # The unit follows the rounded figure: no "60 min" and no "60 s".
+    assert [duration(h, "en") for h in (59.7 / 60, 59.7 / 3600, 9.97)] == ["1.0 h", "1 min", "10 h"]
