@@ -62,12 +62,11 @@ def saved_recommendation(result: Recommendation, request: RecommendationRequest,
 
 
 class RecommendationStore:
-    """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order.
+    """Stores recommendations; what the database cannot take now waits here (bounded) and is retried in order."""
 
-    Every save waits for the commit that holds its recommendation, so "stored" still means committed; one writer
-    task commits whatever arrived meanwhile in one transaction (group commit), so concurrent requests do not queue
-    for the database's write lock one by one.
-    """
+    # Every save waits for the commit that holds its recommendation, so "stored" still means committed; one writer task
+    # commits whatever arrived meanwhile in one transaction (group commit), so concurrent requests do not queue for the
+    # database's write lock one by one.
 
     def __init__(
         self,
@@ -135,10 +134,8 @@ class RecommendationStore:
             return await load_recommendation(session, recommendation_id)
 
     async def flush(self) -> int:
-        """Write what is waiting, oldest first, until the database is unreachable; the number written.
-
-        An item the database refuses as data is dropped (and counted): one bad item must not hold up the rest.
-        """
+        """Write what is waiting, oldest first, until the database is unreachable; the number written."""
+        # An item the database refuses as data is dropped (and counted): one bad item must not hold up the rest.
         written = 0
         async with self._flush_lock:
             while self._pending:

@@ -243,10 +243,9 @@ class OfferRead(Wire):
 
 
 class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
-    """An offer as an administrator sends it: the representation GET /v1/offers returns.
+    """An offer as an administrator sends it: the representation GET /v1/offers returns."""
 
-    Read-only fields (`id`, `usd_per_instance_hour`, `age_days`) are accepted and ignored.
-    """
+    # Read-only fields (`id`, `usd_per_instance_hour`, `age_days`) are accepted and ignored.
 
     id: str | None = None
     provider: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]

@@ -41,9 +41,10 @@ class ServerConfig(uvicorn.Config):
 
 
 class FreezeAfterStartup:
-    """Once the app has started, what startup built (the app, its schema, the catalog) is kept out of the cyclic
-    garbage collector's sight: it lives as long as the process, and a full collection under load would otherwise
-    scan all of it, a pause of 100 ms and more that every request in flight waits out."""
+    """Once the app has started, keeps what startup built (the app, its schema, the catalog) out of the cyclic GC."""
+
+    # It lives as long as the process, and a full collection under load would otherwise scan all of it, a pause of
+    # 100 ms and more that every request in flight waits out.
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -94,9 +95,9 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
 
     def _refuse(self) -> None:
-        """Answer 431 and close without a reset: closing while the client still sends makes the kernel reset the
-        connection, and the client may lose the answer; so the rest is read and dropped (bounded, and within the
-        head deadline) after our side is shut for writing."""
+        """Answer 431 and close without a reset: the rest is read and dropped after our side is shut for writing."""
+        # Closing while the client still sends makes the kernel reset the connection, and the client may lose the
+        # answer; the read is bounded, and within the head deadline.
         self._disarm_head_timer()
         self.transport.write(_TOO_LARGE_RESPONSE)
         if not self.transport.can_write_eof():

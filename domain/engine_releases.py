@@ -19,8 +19,9 @@ Applies = Literal["gqa_decode_attention", "diffusion_attention"]
 
 @dataclass(frozen=True)
 class Release:
-    """A change that arrived in `engine` at version `since` (by the day `since_date` where a run names no version):
-    releases before it run `factor` x slower there."""
+    """A change that arrived in `engine` at version `since`: releases before it run `factor` x slower there."""
+
+    # Where a run names no version, the day `since_date` stands in for `since`.
 
     engine: str
     since: tuple[int, ...]
@@ -32,8 +33,8 @@ class Release:
     since_date: date | None = None
 
     def lacks(self, engine: str, version: str, measured: date) -> bool:
-        """Whether a run of `engine` at `version`, measured on `measured`, predates this change (a run with neither
-        a version nor a date before `since_date` is taken as current)."""
+        """Whether a run of `engine` at `version`, measured on `measured`, predates this change."""
+        # A run with neither a version nor a date before `since_date` is taken as current.
         if engine != self.engine:
             return False
         parsed = parse_version(version) if version else ()

@@ -43,8 +43,7 @@ class GpuSummary(Result, kw_only=True, frozen=True):
 
 
 class Parallelism(Result, kw_only=True, frozen=True):
-    """How the GPUs split the work: tensor x pipeline per model copy (expert: GPUs the routed experts of a MoE
-    model are split over, 1 = none), data = number of copies."""
+    """How the GPUs split the work: tensor x pipeline per model copy, data = number of copies."""
 
     tensor: Annotated[int, msgspec.Meta(description="GPUs each layer is split over (tensor parallel).")]
     pipeline: Annotated[int, msgspec.Meta(description="Pipeline stages of one model copy.")]

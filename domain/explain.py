@@ -124,8 +124,8 @@ _DURATION_FIELD = re.compile(r"\{(\w+):duration\}")
 
 @cache
 def _template(code: str, lang: Lang) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """A message as str.format takes it, the fields written `{name:usd}` (amounts in USD as `money` writes them)
-    and those written `{name:duration}` (hours as `duration` writes them)."""
+    """A message as str.format takes it, and the names of its fields written `{name:usd}` and `{name:duration}`."""
+    # `usd` fields are amounts in USD as `money` writes them; `duration` fields are hours as `duration` writes them.
     text = MESSAGES[code][lang]
     plain = _DURATION_FIELD.sub(r"{\1}", _USD_FIELD.sub(r"{\1}", text))
     return plain, tuple(_USD_FIELD.findall(text)), tuple(_DURATION_FIELD.findall(text))

@@ -30,8 +30,9 @@ MAX_BATCH = 1024
 
 
 def usable_memory_bytes(gpu: Gpu) -> float:
-    """Memory a runtime can allocate: datasheet "GB" of HBM are GiB (H100 shows ~79.6 GiB); ECC, on by default on
-    professional GDDR cards, takes ~6% (an L40S shows ~45 GiB); GeForce cards run without it."""
+    """Memory a runtime can allocate on the GPU."""
+    # Datasheet "GB" of HBM are GiB (H100 shows ~79.6 GiB); ECC, on by default on professional GDDR cards, takes ~6% (an
+    # L40S shows ~45 GiB); GeForce cards run without it.
     if gpu.memory_type.upper().startswith("HBM"):
         return (gpu.memory_gb - 0.5) * GIB
     return gpu.memory_gb * (1.0 if gpu.segment == "consumer" else 0.94) * GIB
@@ -43,10 +44,8 @@ def weights_bytes(model: LlmModel, precision: str) -> float:
 
 
 def moe_split(model: LlmModel) -> tuple[float, float]:
-    """(always-read parameters, parameters of one routed expert summed over all MoE layers), in parameters.
-
-    Derived from total and active counts, so it holds for any MoE layout: total = base + E x e, active = base + k x e.
-    """
+    """(always-read parameters, parameters of one routed expert summed over all MoE layers), in parameters."""
+    # Derived from total and active counts, so it holds for any MoE layout: total = base + E x e, active = base + k x e.
     if model.moe is None or model.active_params_b is None or model.moe.routed_experts <= model.moe.experts_per_token:
         return model.params_b * 1e9, 0.0
     experts, top_k = model.moe.routed_experts, model.moe.experts_per_token
@@ -68,11 +67,9 @@ def active_params(model: LlmModel) -> float:
 
 
 def kv_elements_per_token_layer(model: LlmModel, tensor_parallel: int) -> float:
-    """KV elements one GPU holds per token and layer under tensor parallelism.
-
-    GQA/MHA heads are split across GPUs but never below one head per GPU; MLA's latent is shared by all heads, so
-    tensor parallelism replicates it whole on every GPU.
-    """
+    """KV elements one GPU holds per token and layer under tensor parallelism."""
+    # GQA/MHA heads are split across GPUs but never below one head per GPU; MLA's latent is shared by all heads, so
+    # tensor parallelism replicates it whole on every GPU.
     if model.mla is not None:
         return float(model.mla.kv_lora_rank + model.mla.qk_rope_head_dim)
     kv_heads = model.kv_heads or model.attention_heads
@@ -147,11 +144,10 @@ def inference_memory(
 
 @dataclass(frozen=True, slots=True)
 class InstanceShape:
-    """Per-GPU weights, runtime reserve and KV cache per sequence of one model copy, and how many GPUs hold
-    separate requests' caches (the copy's GPUs under data-parallel attention, else one group).
+    """Per-GPU weights, runtime reserve and KV cache per sequence of one copy; how many GPUs hold separate caches."""
 
-    None of it depends on the GPU, so a search over GPUs computes it once per layout.
-    """
+    # Separate requests' caches are held by the copy's GPUs under data-parallel attention, else by one group. None of it
+    # depends on the GPU, so a search over GPUs computes it once per layout.
 
     weights_bytes: float
     reserve_bytes: float
@@ -239,13 +235,11 @@ class TrainingMemory:
 
 
 def activation_bytes(model: LlmModel, sequence_length: int, tensor_parallel: int, recompute_layers: int) -> float:
-    """Activations of one sequence (micro-batch 1) on one GPU, tensor/sequence parallel across tensor_parallel GPUs.
-
-    Korthikanti et al. 2022 (arXiv:2205.05198, Table 2): with tensor and sequence parallelism and the attention core
-    not stored (FlashAttention, like their selective recomputation) a layer keeps 34 s b h / t bytes; a fully
-    recomputed layer keeps only its 2 s h input, plus one layer live while it is recomputed (Megatron's
-    recompute-num-layers). Logits add s x vocab x 6 bytes.
-    """
+    """Activations of one sequence (micro-batch 1) on one GPU, tensor/sequence parallel over tensor_parallel GPUs."""
+    # Korthikanti et al. 2022 (arXiv:2205.05198, Table 2): with tensor and sequence parallelism and the attention core
+    # not stored (FlashAttention, like their selective recomputation) a layer keeps 34 s b h / t bytes; a fully
+    # recomputed layer keeps only its 2 s h input, plus one layer live while it is recomputed (Megatron's
+    # recompute-num-layers). Logits add s x vocab x 6 bytes.
     return Activations(model, sequence_length).bytes(tensor_parallel, recompute_layers)
 
 
@@ -255,10 +249,9 @@ def recompute_layers_needed(model: LlmModel, spare_bytes: float, sequence_length
 
 
 class Activations:
-    """Activation memory of one model at one sequence length: the figures that do not depend on the layout.
+    """Activation memory of one model at one sequence length: the figures that do not depend on the layout."""
 
-    A search over tensor-parallel sizes and recomputation builds this once instead of once per layout.
-    """
+    # A search over tensor-parallel sizes and recomputation builds this once instead of once per layout.
 
     __slots__ = (
         "_all_recomputed",
@@ -310,10 +303,9 @@ class Activations:
 
 @dataclass(frozen=True, slots=True)
 class TrainingStates:
-    """Weights and optimizer states of one model and method, before sharding over GPUs (ZeRO-3/FSDP).
+    """Weights and optimizer states of one model and method, before sharding over GPUs (ZeRO-3/FSDP)."""
 
-    A search over GPU counts and tensor-parallel sizes builds this once instead of once per layout.
-    """
+    # A search over GPU counts and tensor-parallel sizes builds this once instead of once per layout.
 
     weights: float  # every parameter at its stored precision
     gathered_layers: float  # the full bf16 weights of the layers in flight, before the tensor-parallel split
@@ -399,10 +391,9 @@ def diffusion_memory(model: DiffusionModel, gpu: Gpu, precision: str, width: int
 
 @dataclass(frozen=True, slots=True)
 class DiffusionPipeline:
-    """Weights and activations of one pipeline at one image size: none of it depends on the GPU.
+    """Weights and activations of one pipeline at one image size: none of it depends on the GPU."""
 
-    A search over GPUs computes this once instead of once per GPU.
-    """
+    # A search over GPUs computes this once instead of once per GPU.
 
     weights_bytes: float
     activations_bytes: float

@@ -84,11 +84,10 @@ def training_run(
 
 
 class TrainingSpeed:
-    """A training workload of one model on one GPU in one scenario: everything a run's time needs but the layout.
+    """A training workload of one model on one GPU in one scenario: everything a run's time needs but the layout."""
 
-    A search over layouts builds this once per GPU instead of once per layout; the efficiency of each
-    tensor-parallel size and the link of each GPU count are worked out once, when first used.
-    """
+    # A search over layouts builds this once per GPU instead of once per layout; the efficiency of each tensor-parallel
+    # size and the link of each GPU count are worked out once, when first used.
 
     __slots__ = (
         "_link_gbps",
@@ -206,8 +205,8 @@ class TrainingSpeed:
     def batch(
         self, gpus: int, tensor_parallel: int, pipeline: int, micro_batch: int, context: int = 1
     ) -> tuple[float, float]:
-        """(tokens per optimizer step, micro-batches per data-parallel rank and step); context-parallel ranks share
-        one sequence."""
+        """(tokens per optimizer step, micro-batches per data-parallel rank and step)."""
+        # Context-parallel ranks share one sequence.
         data_parallel = max(1, gpus // (tensor_parallel * pipeline * context))
         per_micro_batch = data_parallel * micro_batch * self.sequence_length
         # The global batch grows with the data-parallel ranks (Llama 3: 4M tokens, 16M at 8k-16k GPUs).
@@ -216,8 +215,8 @@ class TrainingSpeed:
         return micro_batches * per_micro_batch, micro_batches
 
     def compute_bound_hours(self, gpus: int, tensor_parallel: int, pipeline: int) -> float:
-        """Hours of compute alone, with no recomputation and micro-batches of one: no layout of these sizes is
-        faster (larger micro-batches only lengthen the bubble)."""
+        """Hours of compute alone, with no recomputation and micro-batches of 1: no layout of these sizes is faster."""
+        # Larger micro-batches only lengthen the bubble.
         _, micro_batches = self.batch(gpus, tensor_parallel, pipeline, 1)
         compute_s = self.work_s / (gpus * self.tensor_mfu(tensor_parallel))
         return compute_s * (1 + self.bubble(pipeline, micro_batches)) / 3600
@@ -337,9 +336,10 @@ def seconds_per_image(
     compiled: bool = False,
     batch: int = 1,
 ) -> float:
-    """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU; with `passes` denoiser passes, none is
-    faster than the per-pass floor (small models at small sizes are bound by kernel launches, not FLOPs), which a
-    batch shares and a compiled graph (TensorRT, ONNX Runtime, torch.compile) shortens."""
+    """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
+    # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
+    # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
+    # shortens it.
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "diffusion_mfu").at(scenario)
     if precision in ("fp8", "int8"):

@@ -56,12 +56,10 @@ def rent(
     exact: bool = False,
     fits: Callable[[int, int], bool] = lambda gpus, machines: True,
 ) -> Rental | None:
-    """The cheapest way to rent `gpus` GPUs when each model copy needs `gpus_per_machine` GPUs in one machine.
-
-    An offer listed per single GPU is a one-GPU instance: it cannot host tensor parallelism. Instances are rented
-    whole, so the configuration may get more GPUs than asked for (they run extra copies); with `exact` it may not.
-    `fits(gpus, machines)` rejects rentals that break the caller's limits before the cheapest is chosen.
-    """
+    """The cheapest way to rent `gpus` GPUs when each model copy needs `gpus_per_machine` GPUs in one machine."""
+    # An offer listed per single GPU is a one-GPU instance: it cannot host tensor parallelism. Instances are rented
+    # whole, so the configuration may get more GPUs than asked for (they run extra copies); with `exact` it may not.
+    # `fits(gpus, machines)` rejects rentals that break the caller's limits before the cheapest is chosen.
     best: tuple[float, float, str] | None = None
     chosen: tuple[Offer, int] | None = None
     for offer in offers:
@@ -120,8 +118,8 @@ def stale_count(offers: Iterable[Offer], today: date, max_age_days: int) -> int:
 def with_user_prices(
     offers: Sequence[Offer], prices: Mapping[str, float] | None, pricing: str, today: date
 ) -> list[Offer]:
-    """The offers to price with: a GPU the user priced is rented at their rate in every instance size the catalog
-    lists it in (one and eight GPUs when it lists none), instead of the catalog's offers of that GPU."""
+    """The offers to price with: a GPU the user priced is rented at their rate instead of the catalog's offers of it."""
+    # At their rate in every instance size the catalog lists the GPU in (one and eight GPUs when it lists none).
     if not prices:
         return list(offers)
     kept = [offer for offer in offers if offer.gpu not in prices]

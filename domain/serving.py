@@ -37,12 +37,11 @@ GPUS_PER_NODE = 8
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """How one model copy spreads over its GPUs.
+    """How one model copy spreads over its GPUs."""
 
-    tensor x pipeline GPUs; with `expert` > 1 the routed experts are split over the copy's GPUs (expert parallel),
-    and with `dp_attention` each GPU runs attention for its own requests (MLA's latent cache is then sharded by
-    request instead of replicated).
-    """
+    # tensor x pipeline GPUs; with `expert` > 1 the routed experts are split over the copy's GPUs (expert parallel), and
+    # with `dp_attention` each GPU runs attention for its own requests (MLA's latent cache is then sharded by request
+    # instead of replicated).
 
     tensor: int
     pipeline: int = 1
@@ -65,10 +64,8 @@ class Layout:
 
 
 def compute_tflops(gpu: Gpu, precision: str) -> float | None:
-    """Dense peak for the arithmetic a precision runs in; None when the GPU cannot run it at all.
-
-    Weight-only int4/fp4 computes in 16-bit unless the GPU has FP4 tensor cores; GPUs without BF16 run FP16.
-    """
+    """Dense peak for the arithmetic a precision runs in; None when the GPU cannot run it at all."""
+    # Weight-only int4/fp4 computes in 16-bit unless the GPU has FP4 tensor cores; GPUs without BF16 run FP16.
     t = gpu.tflops
     half = t.bf16 or t.fp16
     if precision in ("bf16", "fp16"):
@@ -131,13 +128,12 @@ POINTS_KEPT = 256
 
 @dataclass(frozen=True, slots=True)
 class ServingPoint:
-    """One model copy serving `batch` sequences at a time, in one scenario.
+    """One model copy serving `batch` sequences at a time, in one scenario."""
 
-    step_s is one pure decode step; tpot_s is the mean time between a request's output tokens as users observe it
-    under continuous batching with chunked prefill (steps that also carry other requests' prefills included);
-    ttft_s is the time to the first token: the prefill sharing the GPUs with decoding, one step, and the wait
-    behind other prefills at the given arrival rate.
-    """
+    # step_s is one pure decode step; tpot_s is the mean time between a request's output tokens as users observe it
+    # under continuous batching with chunked prefill (steps that also carry other requests' prefills included); ttft_s
+    # is the time to the first token: the prefill sharing the GPUs with decoding, one step, and the wait behind other
+    # prefills at the given arrival rate.
 
     batch: int
     step_s: float
@@ -149,11 +145,10 @@ class ServingPoint:
 
 
 class InstanceSpeed:
-    """One model copy (a `Layout` of GPUs of one kind) serving requests of one shape.
+    """One model copy (a `Layout` of GPUs of one kind) serving requests of one shape."""
 
-    What depends on neither the batch nor the scenario is computed once, and the prefill once per scenario, so a
-    search over layouts, batch sizes and the three scenarios costs a few float operations per point.
-    """
+    # What depends on neither the batch nor the scenario is computed once, and the prefill once per scenario, so a
+    # search over layouts, batch sizes and the three scenarios costs a few float operations per point.
 
     def __init__(
         self,
@@ -331,16 +326,14 @@ class InstanceSpeed:
         return mfu
 
     def _expert_rows(self, touched: float, scenario: Scenario) -> float:
-        """FLOP-equivalents a step loses to its grouped GEMMs' partial tiles: each expert it touches costs as if it
-        ran MOE_GEMM_HALF_ROWS more rows (efficiency rows / (rows + half))."""
+        """FLOP-equivalents a step loses to its grouped GEMMs' partial tiles."""
+        # Each expert it touches costs as if it ran MOE_GEMM_HALF_ROWS more rows (efficiency rows / (rows + half)).
         return touched * self.expert_flops * MOE_GEMM_HALF_ROWS.at(scenario)
 
     def _collective_seconds(self, tokens: float, scenario: Scenario) -> float:
-        """All-reduces and expert all-to-alls of `tokens` tokens in one stage.
-
-        An all-reduce takes the faster of the one-shot path (alpha + every peer's message over the link: small
-        decode messages) and the ring (a hop per step + 2(n-1)/n of the message: large prefill messages).
-        """
+        """All-reduces and expert all-to-alls of `tokens` tokens in one stage."""
+        # An all-reduce takes the faster of the one-shot path (alpha + every peer's message over the link: small decode
+        # messages) and the ring (a hop per step + 2(n-1)/n of the message: large prefill messages).
         seconds = 0.0
         if self.all_reduces:
             message = tokens * self.model.hidden_size * 2.0

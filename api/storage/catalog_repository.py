@@ -100,11 +100,9 @@ def offer_from_row(row: Any) -> dict[str, Any]:
 
 
 async def load_catalog(session: AsyncSession) -> Catalog | None:
-    """The stored catalog, validated like the reference data; None when the database holds none yet.
-
-    Rows are read as plain rows (no ORM objects), and decoding and validating them, which takes a large catalog
-    tens of milliseconds, runs in a worker thread so the event loop keeps answering meanwhile.
-    """
+    """The stored catalog, validated like the reference data; None when the database holds none yet."""
+    # Rows are read as plain rows (no ORM objects), and decoding and validating them, which takes a large catalog tens
+    # of milliseconds, runs in a worker thread so the event loop keeps answering meanwhile.
     documents = {table.name: (await session.scalars(select(table.row.record))).all() for table in DOCUMENT_TABLES}
     # Offers a price feed no longer returns stay in the table (and its history) but are not served.
     offers = (await session.execute(select(OfferRow.__table__).where(OfferRow.gone_at.is_(None)))).all()
@@ -134,12 +132,10 @@ def with_offers(catalog: Catalog, upserts: Sequence[Offer], deletes: Sequence[st
 
 
 async def load_changed_offers(session: AsyncSession, current: Catalog) -> Catalog | None:
-    """The stored catalog built from `current` by swapping in the offers that differ from the stored ones, as the
-    writing instance does; None when more than offers changed (the caller then loads the catalog whole).
-
-    Only the offer rows are read, and only the changed ones are decoded: a one-offer change elsewhere does not
-    read, decode and validate every table again.
-    """
+    """The stored catalog: `current` with the offers that differ from the stored ones swapped in, or None."""
+    # Built as the writing instance builds it; None when more than offers changed (the caller then loads the catalog
+    # whole). Only the offer rows are read, and only the changed ones are decoded: a one-offer change elsewhere does not
+    # read, decode and validate every table again.
     version = await stored_version(session)
     if version is None:
         return None
@@ -226,11 +222,9 @@ def _keep_feed_state(table: str, stored: dict[str, Any], document: dict[str, Any
 
 
 async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str = "seed") -> SeedReport:
-    """Bring the database up to the reference data; a second run changes nothing.
-
-    What administrators did is kept: an offer they deleted is not put back, and their price stays unless the
-    reference price is dated later.
-    """
+    """Bring the database up to the reference data; a second run changes nothing."""
+    # What administrators did is kept: an offer they deleted is not put back, and their price stays unless the reference
+    # price is dated later.
     await lock_catalog_writes(session)
     now = datetime.now(UTC)
     report = SeedReport()

@@ -58,11 +58,9 @@ def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> Async
 
 
 def sqlite_file_engine(engine: AsyncEngine, *, connect_timeout_s: float = 5.0) -> Engine | None:
-    """A blocking engine on the same SQLite file as `engine`, with the same settings; None unless it is a file.
-
-    For a thread of its own that does a whole transaction in one call: through aiosqlite every statement, commit
-    and cursor is a hop back to the event loop, each waiting behind whatever the loop runs meanwhile.
-    """
+    """A blocking engine on the same SQLite file as `engine`, with the same settings; None unless it is a file."""
+    # For a thread of its own that does a whole transaction in one call: through aiosqlite every statement, commit and
+    # cursor is a hop back to the event loop, each waiting behind whatever the loop runs meanwhile.
     url = engine.url
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
         return None

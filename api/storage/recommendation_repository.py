@@ -24,10 +24,8 @@ def _insert_new(dialect: str) -> Any:
 
 
 async def save_recommendations(session: AsyncSession | AsyncConnection, rows: list[dict[str, Any]]) -> set[str]:
-    """Store each row once (id, catalog_version, request, response, created_at); the ids that were new.
-
-    A stored id is left as it is, so the caller can answer with what is stored instead.
-    """
+    """Store each row once (id, catalog_version, request, response, created_at); the ids that were new."""
+    # A stored id is left as it is, so the caller can answer with what is stored instead.
     if not rows:
         return set()
     bind = session if isinstance(session, AsyncConnection) else session.bind

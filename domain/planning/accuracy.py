@@ -287,8 +287,8 @@ def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
 
 
 def band(expected: float, low: float, high: float, spread: float) -> tuple[float, float]:
-    """The band of an estimate: the scenarios' ends, widened to expected / (1 + spread) .. expected x (1 + spread)
-    (a factor either way, so a wide band never reaches zero)."""
+    """The band of an estimate: the scenarios' ends, widened to expected / (1 + spread) .. expected x (1 + spread)."""
+    # A factor either way, so a wide band never reaches zero.
     return min(low, expected / (1 + spread)), max(high, expected * (1 + spread))
 
 

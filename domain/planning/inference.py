@@ -29,11 +29,10 @@ from domain.workloads import InferenceWorkload
 
 
 class Copy:
-    """One model copy's layout on one GPU: its memory, its batch cap, and its speed model.
+    """One model copy's layout on one GPU: its memory, its batch cap, and its speed model."""
 
-    A copy depends on the request only through its shape (precisions, lengths, engine, batch cap), so requests of
-    one shape share it, with the points its speed model already computed.
-    """
+    # A copy depends on the request only through its shape (precisions, lengths, engine, batch cap), so requests of one
+    # shape share it, with the points its speed model already computed.
 
     def __init__(self, sizing: InferenceSizing, gpu: Gpu, sized: Sized, usable: float, max_batch: int | None) -> None:
         self.gpu, self.layout = gpu, sized.layout
@@ -317,9 +316,10 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
 
 
 def _prefer_faster_among_equals(choices: list[Choice]) -> None:
-    """Put first, of the layouts whose throughput the ledger cannot tell from the best one's (within its narrowest
-    band), the one that serves a request fastest when it is not queued behind others (its time per token at batch 1):
-    one TP8 copy rather than two TP4 copies of the same throughput, as AMD runs Llama 3.1 405B on 8x MI300X."""
+    """Put first the fastest layout at batch 1 of those the ledger cannot tell from the best one by throughput."""
+    # Cannot tell: throughput within the ledger's narrowest band of the best one's. The time per token at batch 1 is how
+    # fast a request is served when it is not queued behind others: one TP8 copy rather than two TP4 copies of the same
+    # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
     best = choices[0]
     equals = [
         c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput

@@ -108,8 +108,9 @@ def training_launch(
     fine_tuning: bool,
     micro_batches: int,
 ) -> Launch:
-    """The launcher for the layout: Hugging Face Accelerate with FSDP for a fine-tune that shards without model
-    parallelism, else torchrun with Megatron-LM's names (tensor, pipeline, micro- and global batch, recompute)."""
+    """The launcher: Accelerate with FSDP for a fine-tune sharded without model parallelism, else torchrun."""
+    # Accelerate is Hugging Face's; torchrun takes Megatron-LM's names (tensor, pipeline, micro- and global batch,
+    # recompute).
     nodes = max(1, -(-gpus // GPUS_PER_NODE))
     per_node = min(gpus, GPUS_PER_NODE)
     per_stage = -(-model.layers // shape.pipeline)

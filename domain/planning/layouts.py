@@ -16,9 +16,9 @@ EXPERT_GROUPS = (2, 4, 8, 16, 32)
 
 
 def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None, domain: int = GPUS_PER_NODE) -> list[Layout]:
-    """Every layout of one copy worth trying: TP 1-8 inside the NVLink domain, pipeline stages inside it or across
-    nodes (TP8 per node), expert parallel for MoE (with data-parallel attention for MLA models; otherwise tensor and
-    expert groups as wide as the domain)."""
+    """Every layout of one copy worth trying."""
+    # TP 1-8 inside the NVLink domain, pipeline stages inside it or across nodes (TP8 per node), expert parallel for MoE
+    # (with data-parallel attention for MLA models; otherwise tensor and expert groups as wide as the domain).
     layouts: list[Layout] = []
 
     def allowed(layout: Layout) -> bool:
@@ -58,11 +58,10 @@ class Sized:
 
 
 class InferenceLayouts:
-    """A request's layouts and their memory shapes, and the ones that fit by usable GPU memory.
+    """A request's layouts and their memory shapes, and the ones that fit by usable GPU memory."""
 
-    Inference memory depends on the GPU only through its usable memory, so GPUs with equal memory share the
-    layouts found for the first of them.
-    """
+    # Inference memory depends on the GPU only through its usable memory, so GPUs with equal memory share the layouts
+    # found for the first of them.
 
     def __init__(
         self,

@@ -166,8 +166,8 @@ class Plan:
 
     @cached_property
     def offers_key(self) -> tuple[Any, ...] | None:
-        """What decides the offers a request may use, for facts shared across requests; None with the user's own
-        prices, which are the request's alone."""
+        """What decides the offers a request may use, for facts shared across requests; None with the user's prices."""
+        # None because the user's own prices are the request's alone.
         if self.constraints.prices:
             return None
         providers = self.constraints.providers

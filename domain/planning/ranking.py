@@ -70,10 +70,8 @@ def _filter_reason(
 def recommendation_id(
     request: RecommendationRequest, catalog_version: str, rate: ExchangeRate | None, day: date
 ) -> str:
-    """Content address: the same normalised request on the same catalog, rate and day gives the same id.
-
-    The day is part of it because answers state how old each price is.
-    """
+    """Content address: the same normalised request on the same catalog, rate and day gives the same id."""
+    # The day is part of it because answers state how old each price is.
     converted = (rate.usd_to_cny, rate.as_of) if rate is not None else None
     digest = hashlib.sha256(msgspec.json.encode([request, catalog_version, converted, day]))
     return "rec_" + digest.hexdigest()[:24]

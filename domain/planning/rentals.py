@@ -24,8 +24,8 @@ def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | No
 
 
 def _rent(plan: Plan, gpu: Gpu, gpus: int, per_machine: int, *, limited: bool) -> Rental | None:
-    """The cheapest rental (within the request's limits when `limited`), shared by requests with the same offers
-    and limits: every layout of every request asks for one."""
+    """The cheapest rental (within the request's limits if `limited`), shared by requests of equal offers and limits."""
+    # Shared because every layout of every request asks for one.
     exact = plan.fixed_count is not None
 
     def within_limits(gpus: int, machines: int) -> bool:
@@ -45,10 +45,8 @@ def _rent(plan: Plan, gpu: Gpu, gpus: int, per_machine: int, *, limited: bool) -
 
 
 def require_renter(plan: Plan, gpu: Gpu) -> None:
-    """Exclude a GPU nobody rents under the constraints once it is known to fit, before its layout is searched.
-
-    Whatever layout the search found, renting it would fail with this same `no_offer`.
-    """
+    """Exclude a GPU nobody rents under the constraints once it is known to fit, before its layout is searched."""
+    # Whatever layout the search found, renting it would fail with this same `no_offer`.
     if plan.constraints.require_offer and not plan.offers(gpu):
         detail = unrented_detail(plan, gpu)
         assert detail is not None
@@ -56,9 +54,9 @@ def require_renter(plan: Plan, gpu: Gpu) -> None:
 
 
 def require_host(plan: Plan, gpu: Gpu, per_machine: set[int]) -> None:
-    """Exclude a GPU before its layout search when every layout it may choose needs the same GPUs per machine and
-    no allowed offer has such instances: renting would fail with this same `no_offer` whatever the search found.
-    """
+    """Exclude a GPU before its layout search when no allowed offer hosts the one GPUs-per-machine all layouts need."""
+    # Only when every layout it may choose needs the same GPUs per machine: renting would then fail with this same
+    # `no_offer` whatever the search found.
     if plan.constraints.require_offer and len(per_machine) == 1:
         (size,) = per_machine
         if not any(can_host(offer, size) for offer in plan.offers(gpu)):

@@ -34,11 +34,10 @@ def _training_counts(plan: Plan) -> list[int]:
 
 
 class TrainingSizing:
-    """A training request's memory figures that do not depend on the GPU, and which counts fit by GPU memory.
+    """A training request's memory figures that do not depend on the GPU, and which counts fit by GPU memory."""
 
-    Training memory depends on the GPU only through the memory it may fill, so GPUs with equal memory share what
-    was found for the first of them.
-    """
+    # Training memory depends on the GPU only through the memory it may fill, so GPUs with equal memory share what was
+    # found for the first of them.
 
     def __init__(self, plan: Plan, model: LlmModel, workload: TrainingWorkload | FineTuningWorkload) -> None:
         self.counts = _training_counts(plan)
@@ -110,8 +109,7 @@ class TrainingSizing:
         return {min(gpus, GPUS_PER_NODE) for gpus in self.counts[first:]}
 
     def best(self, usable: float, gpu: Gpu, gpus: int) -> tuple[Found, Found | None] | None:
-        """The fastest layout of `gpus` GPUs that fits in `usable` bytes each in the expected scenario, and the
-        runner-up."""
+        """The fastest layout of `gpus` GPUs within `usable` bytes each in the expected scenario, and the runner-up."""
         return self._plan.derived(
             ("train_best", *self._shape, gpu.id, usable, gpus),
             lambda: search(self.layouts, self.speed(gpu, "expected"), usable, gpus, self.offload),

@@ -24,8 +24,10 @@ GPUS_PER_NODE_LIMIT = GPUS_PER_NODE
 
 
 class Shape(NamedTuple):
-    """One layout of a GPU count: parallel sizes, ZeRO stage (3 = FSDP full shard), sequences per micro-batch,
-    recomputed layers per pipeline stage and whether optimizer states live in host memory."""
+    """One layout of a GPU count: parallel sizes, ZeRO stage, micro-batch, recomputed layers and optimizer offload."""
+
+    # zero 3 = FSDP full shard; micro_batch is sequences per micro-batch; recompute is recomputed layers per pipeline
+    # stage; offload: optimizer states live in host memory.
 
     tensor: int
     pipeline: int
@@ -73,8 +75,9 @@ class LayoutMemory:
         return [p for p in PIPELINE_PARALLEL if not rest % p and self.layers >= MIN_LAYERS_PER_STAGE * p]
 
     def stages(self, gpus: int, tensor: int, pipeline: int) -> tuple[int, ...]:
-        """ZeRO stages worth trying: none without data parallelism; Megatron's distributed optimizer (1) with a
-        pipeline; 1, 2 or 3 otherwise (frozen LoRA weights: replicated or fully sharded)."""
+        """ZeRO stages worth trying for a layout."""
+        # None without data parallelism; Megatron's distributed optimizer (1) with a pipeline; 1, 2 or 3 otherwise
+        # (frozen LoRA weights: replicated or fully sharded).
         if gpus == tensor * pipeline:
             return (0,)
         if pipeline > 1:
@@ -82,8 +85,8 @@ class LayoutMemory:
         return (1, 2, 3) if self.full else (0, 3)
 
     def state_bytes(self, gpus: int, shape: Shape) -> tuple[float, float, float]:
-        """(weights, gradients, optimizer states) per GPU: a tensor x pipeline shard, split further over the
-        data-parallel ranks by the ZeRO stage."""
+        """(weights, gradients, optimizer states) per GPU."""
+        # A tensor x pipeline shard, split further over the data-parallel ranks by the ZeRO stage.
         model_shard = shape.tensor * shape.pipeline
         data = gpus // model_shard
         zero = shape.zero
