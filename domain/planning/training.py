@@ -74,6 +74,11 @@ class TrainingSizing:
         return states.weights_bytes(1, 1) + states.optimizer_bytes(1) + self.activations.bytes(1, self.model.layers)
 
     @property
+    def shape_key(self) -> tuple[Any, ...]:
+        """Everything of the workload but the deadline: what its speeds and layouts depend on."""
+        return self._shape
+
+    @property
     def check_key(self) -> tuple[Any, ...]:
         """What the checks before a GPU's layout search depend on besides the GPU."""
         plan = self._plan
@@ -175,19 +180,22 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
 
     recomputed = shape.recomputed_layers(model.layers)
     layout_args = (shape.pipeline, 1)
-    runs = {
-        s: sizing.speed(gpu, s).run(
-            gpus,
-            shape.tensor,
-            gpu.interconnect.domain_gpus,  # gradients leave the NVLink domain over the network
-            recomputed,
-            *layout_args,
-            zero=shape.zero,
-            micro_batch=shape.micro_batch,
-            offload=shape.offload,
-        )
-        for s in SCENARIOS
-    }
+    runs = plan.derived(
+        ("train_runs", *sizing.shape_key, gpu.id, gpus, shape),
+        lambda: {
+            s: sizing.speed(gpu, s).run(
+                gpus,
+                shape.tensor,
+                gpu.interconnect.domain_gpus,  # gradients leave the NVLink domain over the network
+                recomputed,
+                *layout_args,
+                zero=shape.zero,
+                micro_batch=shape.micro_batch,
+                offload=shape.offload,
+            )
+            for s in SCENARIOS
+        },
+    )
     unmet = [target_name] if target is not None and runs["expected"].hours > target else []
     weights, grads, optimizer = sizing.layouts.state_bytes(gpus, shape)
     activations = sizing.layouts.activation_bytes(shape)
@@ -303,7 +311,10 @@ def _layout_reason(
     chosen = describe(layout.shape, layout.gpus, layers, plan.lang)
     if runner_up is None:
         return count + " " + plan.say("training_layout_only", layout=chosen)
-    cause = loss_cause(speed, layout, runner_up, layers)
+    cause = plan.derived(
+        ("train_cause", *training_sizing(plan).shape_key, speed.gpu.id, layout, runner_up),
+        lambda: loss_cause(speed, layout, runner_up, layers),
+    )
     return (
         count
         + " "
