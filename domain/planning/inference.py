@@ -121,6 +121,20 @@ class InferenceSizing:
         self.layouts = self._layouts(GPUS_PER_NODE)
         self._by_domain = {GPUS_PER_NODE: self.layouts}
         self.has_load = bool(workload.concurrency or workload.requests_per_second)
+        # What the checks before a GPU's layout search depend on besides the GPU.
+        self.check_key = (
+            "inference_check",
+            self.precision,
+            self.kv_precision,
+            workload.input_tokens + workload.output_tokens,
+            workload.engine,
+            plan.forced,
+            fixed,
+            max_gpus,
+            plan.offers_key,
+            limits.require_offer,
+            plan.lang,
+        )
 
     def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
         """The layouts of one copy on this GPU's NVLink domain (most GPUs share the 8-GPU set)."""
@@ -256,22 +270,8 @@ def _fitting(plan: Plan, sizing: InferenceSizing, gpu: Gpu, usable: float) -> li
 def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     """The best configuration of this GPU for the request (see module docstring)."""
     sizing = inference_sizing(plan)
-    workload = sizing.workload
     usable = usable_memory_bytes(gpu)
-    key = (
-        "inference_check",
-        sizing.precision,
-        sizing.kv_precision,
-        workload.input_tokens + workload.output_tokens,
-        workload.engine,
-        plan.forced,
-        plan.fixed_count,
-        sizing.max_gpus,
-        plan.offers_key,
-        plan.constraints.require_offer,
-        plan.lang,
-        gpu.id,
-    )
+    key = (*sizing.check_key, gpu.id)
     fitting = plan.checked(key, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
