@@ -20,7 +20,6 @@ PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32)
 # Layers each pipeline stage keeps at least (Llama 3 405B: 126 layers over 16 stages, ~8 each).
 MIN_LAYERS_PER_STAGE = 4
 MICRO_BATCHES = (1, 2, 4)
-GPUS_PER_NODE_LIMIT = GPUS_PER_NODE
 
 
 class Shape(NamedTuple):
@@ -66,7 +65,7 @@ class LayoutMemory:
 
     def tensors(self, gpus: int) -> list[int]:
         """Tensor-parallel sizes inside one node that divide the GPUs and the attention heads."""
-        limit = min(gpus, GPUS_PER_NODE_LIMIT)
+        limit = min(gpus, GPUS_PER_NODE)
         return [t for t in TENSOR_PARALLEL if t <= limit and not gpus % t and not self.heads % t]
 
     def pipelines(self, gpus: int, tensor: int) -> list[int]:
