@@ -20,7 +20,7 @@ What it does:
 
 1. domain: ranks the whole catalog in-process for the six workloads of bench/recommend_latency.py, reusing its
    timing (`bench_domain`, `--domain-requests` calls each), and prints the median over all six against the
-   2 ms target;
+   1 ms target of bench/recommend_latency.py;
 2. starts `gpu-advisor serve --workers N` (default 1) on a free port of 127.0.0.1 (without `--database-url` on a
    fresh SQLite file, with `--postgres` on a fresh PostgreSQL database of that name, dropped and created through
    `--postgres-admin-url`, without `--redis-url` with its in-process cache) with GPU_ADVISOR_RATE_LIMIT_PER_MINUTE=0
@@ -54,10 +54,7 @@ import asyncio
 import contextlib
 import json
 import random
-import re
-import resource
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -66,17 +63,14 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from recommend_latency import UNREACHABLE_BUDGET_USD, WORKLOADS, bench_domain
+from recommend_latency import DOMAIN_TARGET_MEDIAN_MS, UNREACHABLE_BUDGET_USD, WORKLOADS, bench_domain
 
-from bench import figures, load_client, servers, stores
+from bench import figures, load_client, servers, stores, wrk
 
-DOMAIN_TARGET_MEDIAN_MS = 2.0
 TARGETS = {"cached": 0.70, "uncached": 0.05}  # requests/s as a share of hello-world's
 P99_TARGETS_MS = {"uncached": 50.0}  # at 16 connections: one event loop queues up to 16 requests
 SERVER_ENV = {"GPU_ADVISOR_RATE_LIMIT_PER_MINUTE": "0", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
 REQUEST_TIMEOUT_S = 30.0
-WRK_INSTALL_HINT = "install it (Debian: apt-get install -y wrk) or pass --load-generator aiohttp|httpx"
-RESULT_MARK = "SPEED_RESULT"
 CACHED_BODY: dict[str, Any] = WORKLOADS[0][1]  # Llama 3.1 70B inference, concurrency 32
 FIGURE_STEPS = 256  # the figure of the unique bodies cycles over this many values; the budget keeps them unique
 
@@ -183,80 +177,21 @@ def check_scenarios(server: servers.LiveServer, items: Sequence[Scenario]) -> No
 # --- wrk --------------------------------------------------------------------------------------------------------
 
 
-def lua_string(text: str | bytes) -> str:
-    """A Lua long-bracket string literal of `text` (the level chosen so that the text cannot close it)."""
-    value = text.decode() if isinstance(text, bytes) else text
-    level = 0
-    while f"]{'=' * level}]" in value:
-        level += 1
-    return f"[{'=' * level}[{value}]{'=' * level}]"
-
-
-def wrk_script(scenario: Scenario, bodies_file: Path | None, threads: int) -> str:
-    lines = [
-        "-- written by bench/speed.py for one wrk run",
-        f"wrk.method = {lua_string(scenario.method)}",
-    ]
-    if scenario.body is not None or bodies_file is not None:
-        lines.append('wrk.headers["Content-Type"] = "application/json"')
-    if scenario.body is not None:
-        lines.append(f"wrk.body = {lua_string(scenario.body)}")
-    if bodies_file is not None:
-        lines += [
-            "local next_thread = 0",
-            "function setup(thread)",
-            "  thread:set('tid', next_thread)",
-            "  next_thread = next_thread + 1",
-            "end",
-            "function init(args)",
-            "  bodies, count, sent = {}, 0, 0",
-            "  local line_number = 0",
-            f"  for line in io.lines({lua_string(str(bodies_file))}) do",
-            f"    if line_number % {threads} == tid then count = count + 1; bodies[count] = line end",
-            "    line_number = line_number + 1",
-            "  end",
-            "end",
-            "function request()",
-            "  sent = sent + 1",
-            "  return wrk.format(nil, nil, nil, bodies[(sent - 1) % count + 1])",
-            "end",
-        ]
-    lines += [
-        "function done(summary, latency, requests)",
-        "  local e = summary.errors",
-        f'  io.write(string.format("{RESULT_MARK} %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n",',
-        "    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,",
-        "    latency:percentile(50), latency:percentile(99), latency.max))",
-        "end",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 def run_wrk(
-    wrk: str, base_url: str, scenario: Scenario, bodies_file: Path | None, seconds: float, args: argparse.Namespace
+    wrk_path: str, base_url: str, scenario: Scenario, bodies_file: Path | None, seconds: float, args: argparse.Namespace
 ) -> tuple[dict[str, float], float]:
-    """Figures of one wrk run (latencies in microseconds) and wrk's CPU seconds."""
-    script = args.workdir / f"{scenario.name}.lua"
-    script.write_text(wrk_script(scenario, bodies_file, args.threads), encoding="utf-8")
-    command = [
-        wrk,
-        f"-t{args.threads}",
-        f"-c{args.connections}",
-        f"-d{max(1, round(seconds))}s",
-        f"--timeout={REQUEST_TIMEOUT_S:g}s",
-        "-s",
-        str(script),
+    """Figures of one wrk run of a scenario (latencies in microseconds) and wrk's CPU seconds."""
+    script_path = args.workdir / f"{scenario.name}.lua"
+    script_path.write_text(wrk.script(scenario.method, scenario.body, bodies_file, args.threads), encoding="utf-8")
+    return wrk.run(
+        wrk_path,
         base_url + scenario.path,
-    ]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    match = re.search(rf"^{RESULT_MARK} (.*)$", done.stdout, re.MULTILINE)
-    if done.returncode != 0 or match is None:
-        raise servers.BenchError(f"wrk failed (exit {done.returncode}): {done.stderr.strip() or done.stdout}")
-    keys = ["requests", "duration_us", "connect", "read", "write", "status", "timeout", "p50_us", "p99_us", "max_us"]
-    return dict(zip(keys, (float(v) for v in match.group(1).split()), strict=True)), cpu_s
+        script_path,
+        threads=args.threads,
+        connections=args.connections,
+        seconds=seconds,
+        timeout_s=REQUEST_TIMEOUT_S,
+    )
 
 
 # --- one scenario -----------------------------------------------------------------------------------------------
@@ -503,14 +438,14 @@ def text_report(document: dict[str, Any]) -> str:
 def choose_generator(parser: argparse.ArgumentParser, asked: str) -> tuple[str, str | None]:
     wrk = shutil.which("wrk")
     if asked == "wrk" and wrk is None:
-        parser.error(f"wrk is not installed: {WRK_INSTALL_HINT}")
+        parser.error(f"wrk is not installed: {wrk.INSTALL_HINT}")
     if asked == "aiohttp" and not load_client.client_available("aiohttp"):
         parser.error(f"aiohttp is not installed: {load_client.AIOHTTP_HINT}")
     if asked != "auto":
         return asked, wrk
     if wrk is not None:
         return "wrk", wrk
-    print(f"speed: wrk is not installed ({WRK_INSTALL_HINT}); using an asyncio client", file=sys.stderr)
+    print(f"speed: wrk is not installed ({wrk.INSTALL_HINT}); using an asyncio client", file=sys.stderr)
     return ("aiohttp" if load_client.client_available("aiohttp") else "httpx"), None
 
 
