@@ -13,7 +13,7 @@ from domain.messages import MESSAGES
 
 
 class _Owned(Protocol):
-    """What a TCO summary reads of the cost of owning (domain.tco.BuyCost)."""
+    """What a TCO summary reads of the cost of owning (domain.tco_schema.BuyCost)."""
 
     @property
     def total(self) -> float: ...
@@ -22,7 +22,7 @@ class _Owned(Protocol):
 
 
 class _Rented(_Owned, Protocol):
-    """What a TCO summary reads of a rental (domain.tco.RentOption)."""
+    """What a TCO summary reads of a rental (domain.tco_schema.RentOption)."""
 
     @property
     def pricing(self) -> Pricing: ...

@@ -17,7 +17,8 @@ from domain.catalog import DiffusionModel, LlmModel, Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
-from domain.tco import TcoRequest, tco
+from domain.tco import tco
+from domain.tco_schema import TcoRequest
 from domain.workloads import WorkloadError, workload_kind
 
 MAX_COMPARE = 4

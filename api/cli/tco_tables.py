@@ -16,7 +16,7 @@ from api.cli.tables import (
 )
 from domain.estimates import Lang
 from domain.explain import money, percent, pricing_name
-from domain.tco import TcoRead
+from domain.tco_schema import TcoRead
 
 # Buying against renting
 

@@ -16,7 +16,8 @@ from api.http.problems import problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.language import resolve_lang
 from api.services import Services
-from domain.tco import TcoRead, TcoRequest, tco
+from domain.tco import tco
+from domain.tco_schema import TcoRead, TcoRequest
 
 
 @post(

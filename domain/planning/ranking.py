@@ -233,13 +233,11 @@ def rank(
 
 def _exclusion(plan: Plan, gpu: Gpu, reason: Excluded) -> Exclusion:
     """A GPU's exclusion; most GPUs are excluded alike request after request, so their sentences are shared."""
-    try:
-        key = ("exclusion", gpu.id, plan.lang, reason.code, *sorted(reason.figures.items()))
-        return plan.shared(
-            key, lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
-        )
-    except TypeError:  # a figure that cannot be a key
-        return Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
+    # Figures are numbers and strings (every Excluded raised in the planners), so they make a key.
+    key = ("exclusion", gpu.id, plan.lang, reason.code, *sorted(reason.figures.items()))
+    return plan.shared(
+        key, lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
+    )
 
 
 def _stale_offers(plan: Plan) -> int:

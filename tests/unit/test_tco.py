@@ -10,7 +10,8 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.estimates import ExchangeRate, Lang
-from domain.tco import HOURS_PER_YEAR, RentOption, TcoRead, TcoRequest, tco
+from domain.tco import HOURS_PER_YEAR, tco
+from domain.tco_schema import RentOption, TcoRead, TcoRequest
 from domain.workloads import WorkloadError
 
 TODAY = date(2026, 11, 29)
