@@ -37,10 +37,9 @@ from domain.planning.accuracy import confidence, widen
 from domain.planning.inference import smallest_copy
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
 from domain.planning.planners import PLANNERS
-from domain.planning.scoring import total
 from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, user_price_assumption
 from domain.tco import owned_monthly_usd
-from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload, Objective
+from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
 
 
 def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:
@@ -110,7 +109,7 @@ def build_option(
     rank: int,
     breakdown: ScoreBreakdown,
     cost: Cost | None,
-    objective: Objective,
+    score: float,
     money: Money,
 ) -> Option:
     rental = candidate.rental
@@ -143,7 +142,7 @@ def build_option(
         performance=_banded(plan, candidate),
         meets_targets=not candidate.unmet,
         unmet_targets=candidate.unmet,
-        score=total(breakdown, objective),
+        score=score,
         score_breakdown=breakdown,
         confidence=confidence(plan.catalog.accuracy, candidate.gpu, plan.kind),
         assumptions=candidate.assumptions + user_price_assumption(rental.offer if rental else None),

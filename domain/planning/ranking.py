@@ -208,7 +208,7 @@ def rank(
                 )
             )
             continue
-        options.append(build_option(plan, candidate, rank, breakdowns[index], costs[index], objective, money))
+        options.append(build_option(plan, candidate, rank, breakdowns[index], costs[index], totals[index], money))
     excluded.sort(key=lambda e: e.gpu)
     rate_used = rate if normalised.currency == "CNY" else None
     return Recommendation(
@@ -294,4 +294,4 @@ def estimate(
         return infeasible(plan, gpu, request.gpu_count, reason)
     cost = option_cost(plan, candidate, money)
     breakdown = scores(plan, [candidate], "balanced")[0]
-    return build_option(plan, candidate, 1, breakdown, cost, "balanced", money)
+    return build_option(plan, candidate, 1, breakdown, cost, total(breakdown, "balanced"), money)
