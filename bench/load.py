@@ -631,14 +631,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         database_help="DATABASE_URL for the server, used as it is (default: a fresh database, see --database-name)",
         redis_help="REDIS_URL for the server (default: a redis-server of the benchmark's own on a free port)",
     )
-    parser.add_argument(
-        "--postgres-admin-url",
-        default=stores.POSTGRES_ADMIN_URL,
-        help=f"without --database-url: where to create the fresh database (default {stores.POSTGRES_ADMIN_URL})",
-    )
-    parser.add_argument(
-        "--database-name", default="gpu_advisor_bench", help="the fresh database's name (default gpu_advisor_bench)"
-    )
+    stores.add_fresh_database_options(parser, name="gpu_advisor_bench", when="without --database-url")
     parser.add_argument("--keep-database", action="store_true", help="do not drop the fresh database at the end")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the report goes to stderr)")
     args = parser.parse_args(argv)

@@ -481,14 +481,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="serve from a fresh PostgreSQL database (dropped and created, migrated and seeded, dropped afterwards)",
     )
-    parser.add_argument(
-        "--postgres-admin-url",
-        default=stores.POSTGRES_ADMIN_URL,
-        help=f"where --postgres creates its database (default {stores.POSTGRES_ADMIN_URL})",
-    )
-    parser.add_argument(
-        "--database-name", default="gpu_advisor_speed", help="the --postgres database (default gpu_advisor_speed)"
-    )
+    stores.add_fresh_database_options(parser, name="gpu_advisor_speed", when="with --postgres")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the report goes to stderr)")
     args = parser.parse_args(argv)
     if not 1 <= args.duration <= 3600:

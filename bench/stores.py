@@ -3,6 +3,7 @@ own on a free port, which it can kill and start again."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import re
 import shutil
@@ -16,6 +17,18 @@ from pathlib import Path
 from bench.servers import HOST, STOP_TIMEOUT_S, BenchError, free_port, log_tail, stop_server
 
 POSTGRES_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def add_fresh_database_options(parser: argparse.ArgumentParser, *, name: str, when: str) -> None:
+    """--postgres-admin-url and --database-name: where `fresh_postgres_database` makes its database, and its name."""
+    parser.add_argument(
+        "--postgres-admin-url",
+        default=POSTGRES_ADMIN_URL,
+        help=f"{when}: where to create the fresh database (default {POSTGRES_ADMIN_URL})",
+    )
+    parser.add_argument("--database-name", default=name, help=f"the fresh database's name (default {name})")
+
+
 REDIS_INSTALL_HINT = "install it (Debian: apt-get install -y redis-server) or pass --redis-url"
 
 
