@@ -436,15 +436,15 @@ def text_report(document: dict[str, Any]) -> str:
 
 
 def choose_generator(parser: argparse.ArgumentParser, asked: str) -> tuple[str, str | None]:
-    wrk = shutil.which("wrk")
-    if asked == "wrk" and wrk is None:
+    wrk_path = shutil.which("wrk")
+    if asked == "wrk" and wrk_path is None:
         parser.error(f"wrk is not installed: {wrk.INSTALL_HINT}")
     if asked == "aiohttp" and not load_client.client_available("aiohttp"):
         parser.error(f"aiohttp is not installed: {load_client.AIOHTTP_HINT}")
     if asked != "auto":
-        return asked, wrk
-    if wrk is not None:
-        return "wrk", wrk
+        return asked, wrk_path
+    if wrk_path is not None:
+        return "wrk", wrk_path
     print(f"speed: wrk is not installed ({wrk.INSTALL_HINT}); using an asyncio client", file=sys.stderr)
     return ("aiohttp" if load_client.client_available("aiohttp") else "httpx"), None
 
