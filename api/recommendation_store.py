@@ -20,6 +20,7 @@ from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
 from api.recommendation_spool import Spool, Spooled
 from api.storage.database import DATABASE_ERRORS, refused_data, sqlite_file_engine
 from api.storage.recommendation_repository import (
+    deflated,
     load_recommendation,
     save_recommendations,
     save_recommendations_blocking,
@@ -78,10 +79,10 @@ class RecommendationStore:
     ) -> None:
         self._sessions = sessions
         engine = sessions.kw.get("bind")
-        # SQLite: each batch is one call to a thread of the writer's own (one hop back to the event loop per
-        # commit); elsewhere one autocommitted statement per batch.
+        # SQLite: each batch is deflated and committed in one call to a thread of the writer's own (one hop back to
+        # the event loop per commit); elsewhere it is deflated there and sent as one autocommitted statement.
         self._blocking = sqlite_file_engine(engine) if isinstance(engine, AsyncEngine) else None
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer") if self._blocking else None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer")
         self._autocommit = (
             engine.execution_options(isolation_level="AUTOCOMMIT")
             if isinstance(engine, AsyncEngine) and self._blocking is None and engine.dialect.name == "postgresql"
@@ -206,10 +207,9 @@ class RecommendationStore:
         log.warning("spooled %d recommendations not yet stored to %s for the next start", count, self._spool.folder)
 
     def _close_thread(self) -> None:
-        if self._thread is not None:
-            self._thread.shutdown(wait=True)
-            # A fresh one starts no thread until used: a store used after close still writes.
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer")
+        self._thread.shutdown(wait=True)
+        # A fresh one starts no thread until used: a store used after close still writes.
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="recommendation-writer")
         if self._blocking is not None:
             self._blocking.dispose()
 
@@ -279,18 +279,11 @@ class RecommendationStore:
                 await self.flush()
 
     async def _insert(self, items: list[SavedRecommendation]) -> set[str]:
-        rows = [
-            {
-                "id": item.id,
-                "catalog_version": item.catalog_version,
-                "request": item.request,
-                "response": item.response,
-                "created_at": item.created_at,
-            }
-            for item in items
-        ]
+        # Deflating releases the GIL: on the writer's thread it overlaps the requests the event loop serves.
+        loop = asyncio.get_running_loop()
         if self._blocking is not None:
-            return await asyncio.get_running_loop().run_in_executor(self._thread, self._insert_blocking, rows)
+            return await loop.run_in_executor(self._thread, self._insert_blocking, items)
+        rows = await loop.run_in_executor(self._thread, _rows, items)
         if self._autocommit is not None:
             # One statement is one transaction: committed when it returns, without BEGIN and COMMIT round trips.
             async with self._autocommit.connect() as connection:
@@ -298,10 +291,24 @@ class RecommendationStore:
         async with self._sessions() as session, session.begin():
             return await save_recommendations(session, rows)
 
-    def _insert_blocking(self, rows: list[dict[str, Any]]) -> set[str]:
+    def _insert_blocking(self, items: list[SavedRecommendation]) -> set[str]:
         assert self._blocking is not None
+        rows = _rows(items)
         with self._blocking.begin() as connection:
             return save_recommendations_blocking(connection, rows)
+
+
+def _rows(items: list[SavedRecommendation]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": item.id,
+            "catalog_version": item.catalog_version,
+            "request": item.request,
+            "response": deflated(item.response),
+            "created_at": item.created_at,
+        }
+        for item in items
+    ]
 
 
 def _spooled(item: SavedRecommendation) -> Spooled:

@@ -161,7 +161,7 @@ async def get_recommendation(
     return Response(content=body, media_type="application/json")
 
 
-async def _find(services: Services, rec_id: str) -> dict[str, Any] | None:
+async def _find(services: Services, rec_id: str) -> Any:
     try:
         return await services.recommendations.load(rec_id)
     except DATABASE_ERRORS as error:

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
-from sqlalchemy import Connection, insert
+import msgspec
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from api.storage.tables import SavedRecommendationRow
+
+# Level 1: a 40 kB answer deflates to ~6.6 kB in ~0.13 ms; level 6 saves another 1 kB for twice the time.
+DEFLATE_LEVEL = 1
+
+
+def deflated(document: Any) -> bytes:
+    """The stored form of an answer: its JSON (as sent, when it is msgspec.Raw), deflated."""
+    body = bytes(document) if isinstance(document, msgspec.Raw) else msgspec.json.encode(document)
+    return zlib.compress(body, DEFLATE_LEVEL)
+
+
+def inflated(stored: bytes) -> msgspec.Raw:
+    """The answer as it was sent, from its stored form."""
+    return msgspec.Raw(zlib.decompress(stored))
 
 
 def _insert_new(dialect: str) -> Any:
@@ -24,7 +40,7 @@ def _insert_new(dialect: str) -> Any:
 
 
 async def save_recommendations(session: AsyncSession | AsyncConnection, rows: list[dict[str, Any]]) -> set[str]:
-    """Store each row once (id, catalog_version, request, response, created_at); the ids that were new."""
+    """Store each row once (id, catalog_version, request, deflated response, created_at); the ids that were new."""
     # A stored id is left as it is, so the caller can answer with what is stored instead.
     if not rows:
         return set()
@@ -42,7 +58,9 @@ def save_recommendations_blocking(connection: Connection, rows: list[dict[str, A
     return set(result.scalars().all())
 
 
-async def load_recommendation(session: AsyncSession, recommendation_id: str) -> dict[str, Any] | None:
-    """The stored recommendation document, or None."""
-    row = await session.get(SavedRecommendationRow, recommendation_id)
-    return row.response if row else None
+async def load_recommendation(session: AsyncSession, recommendation_id: str) -> msgspec.Raw | None:
+    """The stored recommendation as it was sent, or None."""
+    stored = await session.scalar(
+        select(SavedRecommendationRow.response).where(SavedRecommendationRow.id == recommendation_id)
+    )
+    return inflated(stored) if stored is not None else None

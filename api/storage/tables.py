@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Index, Integer, Numeric, String, Text
+from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, Numeric, String, Text
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -168,5 +168,7 @@ class SavedRecommendationRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     catalog_version: Mapped[str] = mapped_column(String(64), index=True)
     request: Mapped[dict[str, Any]]
-    response: Mapped[dict[str, Any]]
+    # The answer as sent, deflated (api/storage/recommendation_repository.py): ~6 kB instead of ~40 kB of JSON that
+    # PostgreSQL would parse into JSONB and compress again on every write, and byte-exact, which JSONB is not.
+    response: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import zlib
 from pathlib import Path
 
 from litestar.testing import AsyncTestClient
@@ -55,3 +56,17 @@ async def test_a_table_that_cannot_be_written_queues_the_recommendation_until_it
                 break
             await asyncio.sleep(0.05)
         assert rec_id in stored_ids(database)
+
+
+async def test_the_stored_answer_is_the_served_body_deflated(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    await migrate_and_seed(url)
+    async with AsyncTestClient(app=create_app(Settings(database_url=url, rate_limit_per_minute=0))) as client:
+        answer = await client.post("/v1/recommendations", json=body(9))
+    with sqlite3.connect(tmp_path / "gpu-advisor.db") as connection:
+        (stored,) = connection.execute(
+            "SELECT response FROM saved_recommendations WHERE id = ?", (answer.json()["id"],)
+        ).fetchone()
+    # Byte for byte what was sent, in a fraction of the space the JSON takes.
+    assert zlib.decompress(stored) == answer.content
+    assert len(stored) < len(answer.content) / 3

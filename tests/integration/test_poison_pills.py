@@ -110,9 +110,9 @@ async def test_nul_in_offer_text_is_a_400_not_an_outage(database: str, field: st
         assert [(e["field"], e["line"]) for e in bulk_csv.json()["errors"]] == [(field, 2)]
 
 
-def saved(rec_id: str, response: bytes) -> SavedRecommendation:
+def saved(rec_id: str, request: dict[str, str]) -> SavedRecommendation:
     return SavedRecommendation(
-        id=rec_id, catalog_version="v", request={}, response=msgspec.Raw(response), created_at=datetime.now(UTC)
+        id=rec_id, catalog_version="v", request=request, response=msgspec.Raw(b"{}"), created_at=datetime.now(UTC)
     )
 
 
@@ -120,8 +120,9 @@ async def test_a_refused_recommendation_is_dropped_and_does_not_hold_up_the_queu
     engine = create_engine(database)
     sessions = create_session_factory(engine)
     store = RecommendationStore(sessions, retry_s=60, capacity=10)
-    poison = saved("rec_" + "0" * 24, b'{"name": "a\\u0000b"}')
-    good = saved("rec_" + "1" * 24, b'{"name": "ab"}')
+    # The answer is stored as deflated bytes; the request is a JSONB document, which refuses a NUL.
+    poison = saved("rec_" + "0" * 24, {"name": "a\x00b"})
+    good = saved("rec_" + "1" * 24, {"name": "ab"})
     try:
         assert await store.save(poison) == "not_stored"
         assert store.pending == 0

@@ -4,10 +4,11 @@ and an id stored before is answered with what is stored."""
 from __future__ import annotations
 
 import asyncio
+import zlib
 
 import pytest
 from litestar.testing import AsyncTestClient
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from api.app import create_app
 from api.settings import Settings
@@ -52,3 +53,25 @@ async def test_an_id_stored_before_is_answered_with_the_stored_document(seeded_p
         fetched = await second.get(f"/v1/recommendations/{original.json()['id']}")
     assert again.status_code == 200 and "x-recommendation-stored" not in again.headers
     assert again.json() == original.json() == fetched.json()
+
+
+async def test_the_stored_answer_is_the_served_body_deflated(seeded_postgres: str) -> None:
+    settings = Settings(database_url=seeded_postgres, rate_limit_per_minute=0)
+    async with AsyncTestClient(app=create_app(settings)) as client:
+        answer = await client.post("/v1/recommendations", json=body(9))
+    # Another instance, with nothing cached, reads it from the database.
+    async with AsyncTestClient(app=create_app(settings)) as other:
+        fetched = await other.get(f"/v1/recommendations/{answer.json()['id']}")
+    engine = create_engine(seeded_postgres)
+    try:
+        async with engine.connect() as connection:
+            stored = await connection.scalar(
+                text("SELECT response FROM saved_recommendations WHERE id = :id"), {"id": answer.json()["id"]}
+            )
+    finally:
+        await engine.dispose()
+    # Byte for byte what was sent (JSONB would have reordered keys and turned large floats into integers), in a
+    # fraction of the space.
+    assert zlib.decompress(stored) == answer.content
+    assert len(stored) < len(answer.content) / 3
+    assert fetched.content == answer.content
