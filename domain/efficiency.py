@@ -246,9 +246,11 @@ MESH_LINKS = 7
 # PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0
-# Beyond a pair, PCIe peers reach each other through the CPU's root complex at this share of the pair's rate: the
-# L40S all-reduce tables move 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms at TP2/4/8 under vLLM 0.22
-# (1.67 / 10.04 / 26.00 ms under TensorRT-LLM), ~19 GB/s per peer in a pair but 7-10 GB/s at TP4 and TP8 alike.
+# Beyond a pair, PCIe peers reach each other through the CPU's root complex at this share of the pair's rate. The
+# L40S all-reduce tables of aiconfigurator-core 0.12.0 (github.com/ai-dynamo/aiconfigurator; systems/data/l40s/comm/
+# {vllm/0.22.0,trtllm/1.3.0rc20}/custom_allreduce_perf) move 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms
+# at TP2/4/8 under vLLM (1.67 / 10.04 / 26.00 ms under TensorRT-LLM): ~19 GB/s per peer in a pair, 7-10 GB/s at
+# TP4 and TP8 alike.
 PCIE_BEYOND_PAIR = 0.42
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
 INTER_NODE_GBPS = Factor(
