@@ -246,6 +246,12 @@ MESH_LINKS = 7
 # PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0
+# Beyond a pair, PCIe peers reach each other through the CPU's root complex at this share of the pair's rate. The
+# L40S all-reduce tables of aiconfigurator-core 0.12.0 (github.com/ai-dynamo/aiconfigurator; systems/data/l40s/comm/
+# {vllm/0.22.0,trtllm/1.3.0rc20}/custom_allreduce_perf) move 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms
+# at TP2/4/8 under vLLM (1.67 / 10.04 / 26.00 ms under TensorRT-LLM): ~19 GB/s per peer in a pair, 7-10 GB/s at
+# TP4 and TP8 alike.
+PCIE_BEYOND_PAIR = 0.42
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
 INTER_NODE_GBPS = Factor(
     45, 35, 50, "github.com/NVIDIA/nccl-tests: ~45 GB/s per GPU achievable on 400 Gb/s InfiniBand/RoCE"
@@ -319,6 +325,17 @@ COMPILED_DIFFUSION = Factor(
     1.5,
     "compiled diffusion graphs run 1.3-1.45x diffusers eager on SDXL (fal.ai stable-diffusion-benchmarks; "
     "Hugging Face 'Accelerating generative AI' posts)",
+)
+# ONNX Runtime's CUDA execution provider (fused attention, NHWC convolutions, GroupNorm fusions) is no TensorRT:
+# against PyTorch 2.0 SDPA at batches past the launch floor it is 1.05-1.18x faster (SD 1.5, 512x512, 50 steps:
+# A100-40GB 6.9 vs 7.6 s at batch 8, 13.6 vs 14.8 s at 16; V100 15.9 vs 17.0 s at 8; T4 22.6 vs 25.2 s at 4;
+# RTX 3060 33.5 vs 39.5 s at 8).
+ORT_CUDA_DIFFUSION = Factor(
+    1.1,
+    1.05,
+    1.18,
+    "github.com/microsoft/onnxruntime/blob/b1954fabd2ec6c699c7b669423d23f8bc805cfff/onnxruntime/python/tools/"
+    "transformers/models/stable_diffusion/README.md (onnxruntime CUDA vs torch 2.0.0+cu117 default)",
 )
 # Compiled graphs launch one kernel graph per pass: about half the eager launch floor.
 COMPILED_DIFFUSION_FLOOR = 2.0

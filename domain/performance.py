@@ -16,6 +16,7 @@ from domain.efficiency import (
     MOE_TRAIN,
     PCIE_GBPS,
     QLORA_SLOWDOWN,
+    Factor,
     Scenario,
     factor,
 )
@@ -335,17 +336,18 @@ def seconds_per_image(
     *,
     compiled: bool = False,
     batch: int = 1,
+    speedup: Factor = COMPILED_DIFFUSION,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
     # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
-    # shortens it.
+    # shortens it, computing `speedup` x faster than eager.
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "diffusion_mfu").at(scenario)
     if precision in ("fp8", "int8"):
         mfu *= FP8_PREFILL.at(scenario)
     floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
     if compiled:
-        mfu *= COMPILED_DIFFUSION.at(scenario)
+        mfu *= speedup.at(scenario)
         floor_ms /= COMPILED_DIFFUSION_FLOOR
     return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)

@@ -18,6 +18,7 @@ from domain.efficiency import (
     MBU_DECAY_PER_DOUBLING,
     MESH_LINKS,
     MOE_GEMM_HALF_ROWS,
+    PCIE_BEYOND_PAIR,
     PCIE_GBPS,
     PCIE_HOST_GBPS,
     RING_HOP_US,
@@ -94,11 +95,11 @@ def link_kind(gpu: Gpu, group: int) -> LinkKind | Literal["pcie_host"]:
 def link_gbps(gpu: Gpu, group: int) -> float:
     """Bandwidth (one direction) of the GPU link inside a group."""
     kind = link_kind(gpu, group)
-    # PCIe peers share the host bridge: each more peer takes a share of it.
-    if kind == "pcie_host":
-        return PCIE_HOST_GBPS / max(1, group - 1) ** 0.25
-    if kind == "pcie":
-        return PCIE_GBPS / max(1, group - 1) ** 0.25
+    # A pair of PCIe cards talks through its own switch; larger groups cross the CPU's root complex, which every
+    # peer's traffic shares (PCIE_BEYOND_PAIR).
+    if kind in ("pcie", "pcie_host"):
+        gbps = PCIE_HOST_GBPS if kind == "pcie_host" else PCIE_GBPS
+        return gbps if group <= 2 else gbps * PCIE_BEYOND_PAIR
     aggregate = (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
     if kind == "infinity_fabric":
         # A fully connected mesh: one direct link to each peer, so a group reaches only its peers' links.

@@ -13,7 +13,15 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
-from domain.efficiency import FAMILY_NAMES, SCENARIOS, Family, Scenario, family_of
+from domain.efficiency import (
+    COMPILED_DIFFUSION,
+    FAMILY_NAMES,
+    ORT_CUDA_DIFFUSION,
+    SCENARIOS,
+    Family,
+    Scenario,
+    family_of,
+)
 from domain.engine_releases import diffusion_slowdown, kv_read_slowdown
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
@@ -25,6 +33,8 @@ from domain.serving import InstanceSpeed, Layout, compute_tflops
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 # Diffusion runtimes that compile the denoiser into one graph.
 COMPILED_ENGINES = frozenset({"tensorrt", "onnxruntime", "ort", "optimum-habana", "stable-fast"})
+# Compiled runtimes whose kernels gain less over eager than TensorRT's (COMPILED_DIFFUSION otherwise).
+COMPILED_SPEEDUP = {"onnxruntime": ORT_CUDA_DIFFUSION, "ort": ORT_CUDA_DIFFUSION}
 # Share of the calibration points a band must contain, and the narrowest band any estimate gets.
 BAND_COVERAGE = 0.80
 MIN_SPREAD = 0.10
@@ -182,7 +192,14 @@ def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: 
     compiled = point.engine in COMPILED_ENGINES or "compile" in point.id
     passes = steps * model.passes_per_step
     seconds = seconds_per_image(
-        tflop, gpu, point.precision, scenario, passes, compiled=compiled, batch=max(1, point.batch)
+        tflop,
+        gpu,
+        point.precision,
+        scenario,
+        passes,
+        compiled=compiled,
+        batch=max(1, point.batch),
+        speedup=COMPILED_SPEEDUP.get(point.engine, COMPILED_DIFFUSION),
     )
     seconds *= diffusion_slowdown(point.engine, point.engine_version, point.date)
     if point.metric == "seconds_per_image":

@@ -1,0 +1,19 @@
+"""Compiled diffusion runtimes: each computes its own measured share faster than eager."""
+
+from __future__ import annotations
+
+from domain.catalog import Catalog
+from domain.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
+from domain.performance import seconds_per_image
+from tests.conftest import gpu
+
+
+def test_onnxruntime_cuda_gains_less_over_eager_than_tensorrt(reference: Catalog) -> None:
+    t4 = gpu(reference, "t4")
+    # Compute-bound (no floor): 50 steps x 2 passes of a large image.
+    eager = seconds_per_image(500.0, t4, "fp16", "expected", 100)
+    tensorrt = seconds_per_image(500.0, t4, "fp16", "expected", 100, compiled=True)
+    ort = seconds_per_image(500.0, t4, "fp16", "expected", 100, compiled=True, speedup=ORT_CUDA_DIFFUSION)
+    assert tensorrt < ort < eager
+    assert eager / ort == ORT_CUDA_DIFFUSION.expected
+    assert eager / tensorrt == COMPILED_DIFFUSION.expected
