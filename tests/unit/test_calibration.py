@@ -20,8 +20,8 @@ POINTS = calibration_points()
 MAX_MEDIAN_ERROR = 0.085
 MAX_HOPPER_INFERENCE_MEDIAN = 0.091
 # The worst |error| any point reaches, and how many points are beyond the 30%.
-MAX_POINT_ERROR = 3.6
-MAX_POINTS_OVER_30_PCT = 15
+MAX_POINT_ERROR = 2.3
+MAX_POINTS_OVER_30_PCT = 14
 
 
 def test_points_are_distinct_and_sourced() -> None:

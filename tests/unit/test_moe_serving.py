@@ -1,13 +1,18 @@
-"""Decode and prefill costs of MoE and MLA models: per-kernel rooflines, 16-bit attention, block-scaled FP8 experts."""
+"""MoE and MLA serving costs: per-kernel rooflines, 16-bit attention, block-scaled FP8 and old 4-bit expert kernels."""
 
 from __future__ import annotations
+
+from datetime import date
 
 import msgspec
 import pytest
 
+from api.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.efficiency import BLOCK_FP8_MOE
+from domain.engine_releases import decode_slowdown
 from domain.memory import experts_touched
+from domain.planning.accuracy import reproduce
 from domain.serving import InstanceSpeed, Layout, compute_tflops
 from tests.conftest import gpu, llm
 
@@ -59,3 +64,20 @@ def test_block_scaled_fp8_experts_run_at_their_measured_share(reference: Catalog
         block = InstanceSpeed(deepseek, gpu(reference, gpu_id), precision, "bf16", layout, tokens, 1)
         plain = InstanceSpeed(per_tensor, gpu(reference, gpu_id), precision, "bf16", layout, tokens, 1)
         assert block.prefill("expected") == plain.prefill("expected")
+
+
+def test_vllm_before_0_8_ran_4_bit_experts_through_the_triton_kernel(reference: Catalog) -> None:
+    deepseek, dense = llm(reference, "deepseek-v3"), llm(reference, "llama-3.1-70b")
+    when = date(2025, 3, 1)
+    # The end-to-end gain of vllm-project/vllm#13321 by batch, none past 256 sequences or in 0.8 and later.
+    assert decode_slowdown(deepseek, "int4", "vllm", "0.7.3", when, 1) == pytest.approx(48.1 / 34.1)
+    assert decode_slowdown(deepseek, "int4", "vllm", "0.7.3", when, 100) == pytest.approx(495.7 / 262.7)
+    assert decode_slowdown(deepseek, "int4", "vllm", "0.7.3", when, 512) == 1.0
+    assert decode_slowdown(deepseek, "int4", "vllm", "0.8.0", when, 1) == 1.0
+    # FP8 experts, dense models and other engines never took that path.
+    assert decode_slowdown(deepseek, "fp8", "vllm", "0.7.3", when, 1) == 1.0
+    assert decode_slowdown(dense, "int4", "vllm", "0.7.3", when, 1) == 1.0
+    assert decode_slowdown(deepseek, "int4", "sglang", "0.4.3", when, 1) == 1.0
+    old = next(p for p in calibration_points() if p.id == "dzhsurf-2025-03-dsv3-awq-h100-vllm-1024-256-c100")
+    today = msgspec.structs.replace(old, engine_version="")
+    assert reproduce(reference, old).expected < 0.7 * reproduce(reference, today).expected
