@@ -13,8 +13,8 @@ from typing import Literal
 from domain.catalog import LlmModel
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
-# whole denoising loop (its attention layers).
-Applies = Literal["gqa_decode_attention", "diffusion_attention"]
+# whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts.
+Applies = Literal["gqa_decode_attention", "diffusion_attention", "w4_moe_decode"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,18 @@ class Release:
     source: str
     quote: str
     since_date: date | None = None
+    # Where the gain depends on the batch: (batch, factor) from the smallest measured batch up, each holding until the
+    # next; past `up_to_batch` the release changes nothing.
+    by_batch: tuple[tuple[int, float], ...] = ()
+    up_to_batch: int = 0
+
+    def factor_at(self, batch: int) -> float:
+        """The slowdown at `batch` sequences in flight."""
+        if not self.by_batch:
+            return self.factor
+        if self.up_to_batch and batch > self.up_to_batch:
+            return 1.0
+        return next((f for size, f in reversed(self.by_batch) if size <= batch), self.by_batch[0][1])
 
     def lacks(self, engine: str, version: str, measured: date) -> bool:
         """Whether a run of `engine` at `version`, measured on `measured`, predates this change."""
@@ -69,7 +81,37 @@ RELEASES: tuple[Release, ...] = (
         # SDPA needs PyTorch 2.0, released on 15 March 2023 (pytorch.org/blog/pytorch-2.0-release).
         since_date=date(2023, 3, 15),
     ),
+    Release(
+        engine="vllm",
+        since=(0, 8),
+        change="CUDA moe_wna16 kernel for 4-bit AWQ/GPTQ experts (before: the Triton moe_wna16 kernel, the default "
+        "for MoEs with many experts since vllm-project/vllm#13236); only the MoE GEMM changed",
+        applies="w4_moe_decode",
+        # Generation speed of DeepSeek-V3-AWQ on 8x A100 by batch, Triton (main) vs the PR's CUDA kernel; merged on
+        # 2025-03-11, first released in 0.8.0. Past 256 sequences the Triton kernel is still the faster one.
+        factor=48.1 / 34.1,
+        by_batch=(
+            (1, 48.1 / 34.1),
+            (2, 80.7 / 43.9),
+            (4, 134.9 / 66.6),
+            (8, 200.5 / 93.7),
+            (12, 230.6 / 104.8),
+            (16, 291.4 / 125.1),
+            (24, 327.8 / 150.7),
+            (32, 377.3 / 171.9),
+            (48, 449.8 / 222.4),
+            (64, 495.7 / 262.7),
+        ),
+        up_to_batch=256,
+        source="https://github.com/vllm-project/vllm/pull/13321",
+        quote="It have better generation speed than triton version when `num_seqs * top_k / num_experts` is small "
+        "(for deepseek-v3/deepseek-r1, it have better performance when num_seqs <= 256). ... The generation speed on "
+        "8*A100 + deepseek-v3-awq (tokens/s): | bs | triton(main) | cuda (fp16) (pr) | ... | 1 | 34.1 | 48.1 | "
+        "141.06% | ... | 64 | 262.7 | 495.7 | 188.69% |",
+    ),
 )
+# MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
+MANY_EXPERTS = 60
 
 
 def parse_version(version: str) -> tuple[int, ...]:
@@ -104,3 +146,14 @@ def kv_read_slowdown(model: LlmModel, engine: str, version: str, measured: date)
 def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
     """How many times longer than today's release a run of `engine` at `version` takes per image."""
     return _slowdown("diffusion_attention", engine, version, measured)
+
+
+def decode_slowdown(model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int) -> float:
+    """How many times longer than today's release a decode step of `batch` sequences took on `engine` at `version`."""
+    if precision != "int4" or model.moe is None or model.moe.routed_experts < MANY_EXPERTS:
+        return 1.0
+    slowdown = 1.0
+    for release in RELEASES:
+        if release.applies == "w4_moe_decode" and release.lacks(engine, version, measured):
+            slowdown *= release.factor_at(batch)
+    return slowdown

@@ -9,6 +9,7 @@ from domain.catalog import Gpu, LinkKind, LlmModel
 from domain.efficiency import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
+    BLOCK_FP8_MOE,
     EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
@@ -162,9 +163,11 @@ class InstanceSpeed:
         output_tokens: int,
         engine_speedup: float = 1.0,
         kv_read_slowdown: float = 1.0,
+        step_slowdown: float = 1.0,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.engine_speedup = engine_speedup
+        self.step_slowdown = step_slowdown  # an old engine release's whole decode step (reproductions only)
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
         self.gpus = layout.gpus
         pipeline = layout.pipeline
@@ -189,9 +192,17 @@ class InstanceSpeed:
         if self.w4a8:
             peak = gpu.tflops.fp8 or peak
         self.peak_flops = peak * 1e12
+        # Decode attention runs in 16-bit whatever the weights: FP8 caches are dequantised to bf16 first (FlashMLA,
+        # github.com/deepseek-ai/FlashMLA: "It dequantizes the cache to bfloat16 and performs attention computation
+        # in bfloat16"; 660 TFLOPS of the H800's 989, about the prefill GEMMs' share of the 16-bit peak).
+        self.attention_peak_flops = (compute_tflops(gpu, "bf16") or peak) * 1e12
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
         self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
+        self.routed_flops = self.expert_flops * (model.moe.experts_per_token if model.moe else 0)  # per token
+        # Block-scaled FP8 checkpoints (HF quant_method fp8) run their routed experts slower than per-tensor FP8.
+        block_fp8 = precision == "fp8" and model.native_precision == "fp8" and model.moe is not None
+        self.block_fp8_moe = BLOCK_FP8_MOE.get(family_of(gpu)) if block_fp8 else None
         # Weight-only 4-bit GEMMs computing in 16-bit (no FP4 tensor cores) dequantise as they go.
         self.w4_compute = precision in WEIGHT_ONLY and not (precision == "fp4" and gpu.tflops.fp4)
         self.fp8_gemms = precision in ("fp8", "int8") or self.w4a8
@@ -279,16 +290,24 @@ class InstanceSpeed:
         else:
             kv_bytes = batch * self.kv_bytes_per_sequence
         weight_bytes = self.base_bytes + touched * self.expert_bytes
-        t_memory = (weight_bytes + kv_bytes) / (self.bandwidth * self._mbu(scenario))
-
-        flops = ((self.active_flops + self.attention_flops) * batch + self._expert_rows(touched, scenario)) / self.gpus
-        t_compute = flops / (self.peak_flops * self._gemm_mfu(scenario))
+        bandwidth = self.bandwidth * self._mbu(scenario)
+        rate = self.peak_flops * self._gemm_mfu(scenario)
+        attention_rate = self.attention_peak_flops * self.mfu.at(scenario)
+        # The GEMMs and the attention are separate kernels run one after the other: each is bound by its own
+        # roofline (weights vs GEMM FLOPs, KV cache vs attention FLOPs), and their times add.
+        gemm_flops = (self.active_flops * batch + self._expert_rows(touched, scenario, batch)) / self.gpus
+        attention_flops = self.attention_flops * batch / self.gpus
+        t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
+        t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
+        t_memory = (weight_bytes + kv_bytes) / bandwidth
+        t_compute = gemm_flops / rate + attention_flops / attention_rate
 
         t_comm = self._collective_seconds(batch, scenario)
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
-        stage = max(t_memory, t_compute) + t_comm + self.layers * floor * 1e-6
+        stage = t_gemm + t_attention + t_comm + self.layers * floor * 1e-6
         seconds = layout.pipeline * stage + (layout.pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
-        if t_comm > max(t_memory, t_compute):
+        seconds *= self.step_slowdown
+        if t_comm > t_gemm + t_attention:
             return seconds, "interconnect"
         return seconds, "memory" if t_memory >= t_compute else "compute"
 
@@ -303,7 +322,7 @@ class InstanceSpeed:
         model, tokens = self.model, self.input_tokens
         d_attn = model.attention_heads * model.head_dim
         flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
-        flops += self._expert_rows(experts_touched(model, tokens), scenario)
+        flops += self._expert_rows(experts_touched(model, tokens), scenario, tokens)
         mfu = self._gemm_mfu(scenario)
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
         # otherwise); pipeline stages run one after another.
@@ -326,10 +345,15 @@ class InstanceSpeed:
             mfu *= W4_COMPUTE.at(scenario)
         return mfu
 
-    def _expert_rows(self, touched: float, scenario: Scenario) -> float:
-        """FLOP-equivalents a step loses to its grouped GEMMs' partial tiles."""
+    def _expert_rows(self, touched: float, scenario: Scenario, tokens: float = 0.0) -> float:
+        """FLOP-equivalents a step of `tokens` tokens loses to its grouped expert GEMMs (over the dense rate)."""
         # Each expert it touches costs as if it ran MOE_GEMM_HALF_ROWS more rows (efficiency rows / (rows + half)).
-        return touched * self.expert_flops * MOE_GEMM_HALF_ROWS.at(scenario)
+        lost = touched * self.expert_flops * MOE_GEMM_HALF_ROWS.at(scenario)
+        if self.block_fp8_moe is not None:
+            share = self.block_fp8_moe.at(scenario)
+            # The scales slow the rows' math, not the partial tiles' latency (at 128 rows the tables' ratio nears 1).
+            lost += tokens * self.routed_flops * (1.0 / share - 1.0)
+        return lost
 
     def _collective_seconds(self, tokens: float, scenario: Scenario) -> float:
         """All-reduces and expert all-to-alls of `tokens` tokens in one stage."""

@@ -22,7 +22,7 @@ from domain.efficiency import (
     Scenario,
     family_of,
 )
-from domain.engine_releases import diffusion_slowdown, kv_read_slowdown
+from domain.engine_releases import decode_slowdown, diffusion_slowdown, kv_read_slowdown
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
@@ -133,6 +133,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         max(1, point.output_tokens),
         engine.decode_speedup if engine else 1.0,
         kv_read_slowdown(model, point.engine, point.engine_version, point.date),
+        decode_slowdown(model, point.precision, point.engine, point.engine_version, point.date, batch),
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s

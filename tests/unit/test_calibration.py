@@ -17,11 +17,11 @@ from domain.catalog import Catalog
 from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
-MAX_MEDIAN_ERROR = 0.09
-MAX_HOPPER_INFERENCE_MEDIAN = 0.11
+MAX_MEDIAN_ERROR = 0.082
+MAX_HOPPER_INFERENCE_MEDIAN = 0.091
 # The worst |error| any point reaches, and how many points are beyond the 30%.
-MAX_POINT_ERROR = 3.6
-MAX_POINTS_OVER_30_PCT = 16
+MAX_POINT_ERROR = 2.3
+MAX_POINTS_OVER_30_PCT = 11
 
 
 def test_points_are_distinct_and_sourced() -> None:
