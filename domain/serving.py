@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from domain import mla
 from domain.catalog import Gpu, LinkKind, LlmModel
 from domain.efficiency import (
     ALL_TO_ALL_US,
@@ -324,10 +325,22 @@ class InstanceSpeed:
         flops = self.active_flops * tokens + 2.0 * model.layers * tokens * tokens * d_attn
         flops += self._expert_rows(experts_touched(model, tokens), scenario, tokens)
         mfu = self._gemm_mfu(scenario)
+        rate = self.peak_flops * mfu
+        # MLA blocks (replicated down-projections included) run at their own measured rate; the rest as GEMMs.
+        mla_flops = 0.0
+        if model.mla is not None:
+            mla_flops = mla.prefill_flops(model, tokens, self.layout.attention_tensor)
+            flops -= 2.0 * model.layers * tokens * (mla.block_params(model) + tokens * d_attn)
+            heads = model.attention_heads / self.layout.attention_tensor
+            bits = 8 if self.fp8_gemms else mla.gemm_bits(self.precision, bool(self.gpu.tflops.fp4))
+            speed = mla.prefill_speed(family_of(self.gpu), bits, heads, scenario)
+            mla_rate = self.attention_peak_flops * self.mfu.at(scenario) * speed if speed else rate
+            mla_flops *= rate / mla_rate  # in GEMM-rate FLOP-equivalents
+        flops += mla_flops
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
         # otherwise); pipeline stages run one after another.
         prefill_gpus = self.layout.attention_tensor if self.layout.dp_attention else self.stage_gpus
-        t_compute = flops / (prefill_gpus * self.peak_flops * mfu)
+        t_compute = flops / (prefill_gpus * rate)
         weights = self.all_weight_bytes / self.gpus
         t_memory = weights / (self.bandwidth * self.mbu.at(scenario))
         t_comm = self._collective_seconds(tokens, scenario) * self.layout.pipeline

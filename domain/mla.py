@@ -1,0 +1,106 @@
+"""Multi-head latent attention (DeepSeek-V2/V3 family): the attention block's work and the rate prefill runs it at."""
+
+from __future__ import annotations
+
+import math
+
+from domain.catalog import LlmModel, Mla
+from domain.efficiency import KERNELS, Factor, Family, Scenario
+
+# The down-projections to the query and KV latents are replicated on every GPU of a tensor-parallel attention group,
+# not split: vLLM's DeepseekV2Attention builds `self.q_a_proj = ReplicatedLinear(self.hidden_size, self.q_lora_rank`
+# and `self.kv_a_proj_with_mqa = ReplicatedLinear(self.hidden_size, self.kv_lora_rank + self.qk_rope_head_dim`
+# (github.com/vllm-project/vllm/blob/002d6073aa034d4f5545d45021b0e56d1f3c3593/vllm/model_executor/models/
+# deepseek_v2.py); q_b_proj and kv_b_proj are ColumnParallelLinear, o_proj RowParallelLinear.
+#
+# With that work counted, context MLA runs at about the 16-bit prefill rate whatever the GEMMs' precision, a little
+# faster as the heads per GPU grow: the measured attention-block tables (aiconfigurator-core 0.12.0, systems/data/
+# <gpu>/mla/trtllm/1.3.0rc20/mla_context_module_perf, DeepSeek-V3 shapes, FP8 KV cache, 1 x 2048 tokens, 16 heads =
+# TP8) give h200_sxm 0.3124 ms per layer with bf16 GEMMs and 0.3150 ms with fp8_block GEMMs (128 heads: 1.6526 /
+# 1.2857 ms), h100_sxm 0.3184 / 0.3284 ms, b200_sxm 0.1704 / 0.1616 ms (128 heads x 4096 tokens: 1.6216 / 1.2765 ms,
+# nvfp4 1.2074 ms). A curve is the block's speed over the family's 16-bit prefill rate (prefill_mfu of the bf16 peak)
+# at 16 and at 128 heads per GPU, interpolated in log2(heads): the median over the tables' rows (TensorRT-LLM
+# 1.3.0rc20 and vLLM 0.24.0; 1-16 sequences of 1024-8192 tokens), the band the two engines' medians and the rows'
+# spread. Hopper fp8_block: 1.06 at 16 heads (H200 and H100; vLLM 0.96), 1.26 at 128 (vLLM 1.28); bf16 1.06 -> 1.11.
+# Blackwell fp8_block 1.73 -> 2.05 (vLLM 1.73 -> 2.17), nvfp4 1.72 -> 2.20 (vLLM 2.08 -> 2.50), bf16 1.38 -> 1.54
+# (vLLM 1.60 -> 1.78). GEMM kinds without tables (weight-only 4-bit, other families) keep the GEMM rate.
+_TABLES = f"{KERNELS}: mla_context_module_perf (trtllm 1.3.0rc20, vllm 0.24.0), DeepSeek-V3 shapes, speed over 16-bit"
+MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
+    ("hopper", 16): (
+        Factor(1.06, 0.92, 1.12, f"{_TABLES}: H200/H100 bf16, 16 heads"),
+        Factor(1.11, 1.04, 1.25, f"{_TABLES}: H200/H100 bf16, 128 heads"),
+    ),
+    ("hopper", 8): (
+        Factor(1.06, 0.93, 1.19, f"{_TABLES}: H200/H100 fp8_block, 16 heads"),
+        Factor(1.26, 1.13, 1.35, f"{_TABLES}: H200/H100 fp8_block, 128 heads"),
+    ),
+    ("blackwell", 16): (
+        Factor(1.45, 1.15, 1.8, f"{_TABLES}: B200 bf16, 16 heads"),
+        Factor(1.6, 1.42, 2.0, f"{_TABLES}: B200 bf16, 128 heads"),
+    ),
+    ("blackwell", 8): (
+        Factor(1.73, 1.2, 1.9, f"{_TABLES}: B200 fp8_block, 16 heads"),
+        Factor(2.1, 1.86, 2.3, f"{_TABLES}: B200 fp8_block, 128 heads"),
+    ),
+    ("blackwell", 4): (
+        Factor(1.8, 1.24, 2.2, f"{_TABLES}: B200 nvfp4, 16 heads"),
+        Factor(2.3, 1.91, 2.55, f"{_TABLES}: B200 nvfp4, 128 heads"),
+    ),
+}
+_FEW, _MANY = 16, 128  # heads per GPU the curves are given at
+
+
+def gemm_bits(precision: str, fp4_cores: bool) -> int:
+    """Operand width of a precision's GEMM math (0: weight-only 4-bit dequantises as it goes)."""
+    if precision in ("fp8", "int8"):
+        return 8
+    if precision == "fp4" and fp4_cores:
+        return 4
+    return 16 if precision in ("bf16", "fp16") else 0
+
+
+def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -> float | None:
+    """The MLA block's prefill speed over the 16-bit prefill rate with `heads` heads per GPU; None without tables."""
+    curve = MLA_PREFILL.get((family, bits))
+    if curve is None:
+        return None
+    few, many = curve[0].at(scenario), curve[1].at(scenario)
+    share = min(1.0, max(0.0, math.log2(heads / _FEW) / math.log2(_MANY / _FEW)))
+    return few + (many - few) * share
+
+
+def _query_params(model: LlmModel, mla: Mla) -> tuple[float, float]:
+    """(replicated, split) query-projection parameters of one layer."""
+    q_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+    if mla.q_lora_rank:
+        return float(model.hidden_size * mla.q_lora_rank), float(mla.q_lora_rank * model.attention_heads * q_head)
+    return 0.0, float(model.hidden_size * model.attention_heads * q_head)
+
+
+def replicated_params(model: LlmModel) -> float:
+    """Parameters of one layer's attention block every GPU of a tensor-parallel group holds whole (0 without MLA)."""
+    mla = model.mla
+    if mla is None:
+        return 0.0
+    query, _ = _query_params(model, mla)
+    return query + model.hidden_size * (mla.kv_lora_rank + mla.qk_rope_head_dim)
+
+
+def block_params(model: LlmModel) -> float:
+    """Parameters of one layer's MLA block (projections in and out), once."""
+    mla = model.mla
+    if mla is None:
+        return 0.0
+    _, split = _query_params(model, mla)
+    heads = model.attention_heads
+    up = mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim) + heads * mla.v_head_dim * model.hidden_size
+    return replicated_params(model) + split + up
+
+
+def prefill_flops(model: LlmModel, tokens: float, tensor: int) -> float:
+    """FLOPs a tensor-parallel group of `tensor` GPUs spends in the MLA blocks prefilling one sequence, all layers."""
+    # The replicated down-projections run on each of the group's GPUs; the score and value products as the dense
+    # prefill counts them (2 x tokens^2 x heads x head_dim per layer).
+    projections = 2.0 * tokens * (block_params(model) + (tensor - 1) * replicated_params(model))
+    scores = 2.0 * tokens * tokens * model.attention_heads * model.head_dim
+    return model.layers * (projections + scores)
