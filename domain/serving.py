@@ -10,6 +10,7 @@ from domain.efficiency import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
     BLOCK_FP8_MOE,
+    CUSTOM_ALL_REDUCE_MAX_BYTES,
     EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
@@ -23,6 +24,7 @@ from domain.efficiency import (
     PCIE_GBPS,
     PCIE_HOST_GBPS,
     RING_HOP_US,
+    TWO_STAGE_ALL_REDUCE_FROM_BYTES,
     W4_COMPUTE,
     W4_DECODE,
     Scenario,
@@ -164,6 +166,7 @@ class InstanceSpeed:
         engine_speedup: float = 1.0,
         kv_read_slowdown: float = 1.0,
         step_slowdown: float = 1.0,
+        two_stage_all_reduce: bool = False,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.engine_speedup = engine_speedup
@@ -223,6 +226,10 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
+        # Messages from this size take the engine's two-stage custom all-reduce (0: never).
+        nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
+        two_stage = two_stage_all_reduce and nvlinked
+        self.two_stage_from = TWO_STAGE_ALL_REDUCE_FROM_BYTES[4 if tensor <= 4 else 8] if two_stage else 0
         # Groups wider than the GPU's NVLink domain reach the GPUs outside it over the inter-node network.
         domain = gpu.interconnect.domain_gpus
         self.tensor_off_domain = tensor > domain
@@ -368,6 +375,8 @@ class InstanceSpeed:
                 link = INTER_NODE_GBPS.at(scenario) * 1e9
                 alpha += INTER_NODE_HOP_US.at(scenario) * 1e-6
             one_shot = alpha + self.peers * message / link
+            if self.two_stage_from and self.two_stage_from <= message < CUSTOM_ALL_REDUCE_MAX_BYTES:
+                one_shot = 2 * alpha + self.ring_share * message / link  # reduce-scatter, then all-gather
             if self.ring:
                 ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / link
                 one_shot = min(one_shot, ring)
