@@ -233,6 +233,17 @@ ALPHA_EXPONENT: dict[LinkKind | Literal["pcie_host"], float] = {
     "pcie": 0.75,
     "pcie_host": 0.75,
 }
+# vLLM's custom all-reduce on fully NVLinked groups of 3-8 GPUs runs one stage (every peer's message read) below these
+# sizes and two (reduce-scatter + all-gather, 2(n-1)/n of the message) from them; pairs always take one stage, and
+# messages of 8 MiB and more go to NCCL (github.com/vllm-project/vllm/blob/c9eabec7d862b69d943f516580c883c20bea5a0e/
+# csrc/custom_all_reduce.cuh: "if (world_size_ == 2) { KL(ngpus, cross_device_reduce_1stage); } else if (full_nvlink_)
+# { if ((world_size_ <= 4 && bytes < 512 * 1024) || (world_size_ <= 8 && bytes < 256 * 1024)) {
+# KL(ngpus, cross_device_reduce_1stage); } else { KL(ngpus, cross_device_reduce_2stage); }"; vllm/distributed/
+# device_communicators/custom_all_reduce.py at 0ad80649: "max_size=8192 * 1024", "return inp_size < self.max_size").
+# The measured tables agree: 1 MiB at TP8 takes vLLM 0.24.0 14.1 / 15.0 us on H200 / H100 and TensorRT-LLM 1.3.0rc20,
+# still one-shot there, 25.7 / 26.0 us (aiconfigurator-core 0.12.0 custom_allreduce_perf).
+TWO_STAGE_ALL_REDUCE_FROM_BYTES = {4: 512 * 1024, 8: 256 * 1024}
+CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
 # A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
 RING_HOP_US = 1.5
 # Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates

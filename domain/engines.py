@@ -20,6 +20,9 @@ class Engine:
     decode_speedup: float  # decode-step efficiency relative to vLLM's
     vendors: frozenset[Vendor]
     source: str
+    # Whether its custom all-reduce switches to two stages (reduce-scatter + all-gather) for larger messages on fully
+    # NVLinked groups of more than two GPUs (domain/efficiency.py TWO_STAGE_ALL_REDUCE_FROM_BYTES).
+    two_stage_all_reduce: bool = False
 
     def batch_cap(self, gpu: Gpu) -> int:
         """The engine's default cap on sequences in flight per model copy on this GPU."""
@@ -35,6 +38,7 @@ ENGINES: dict[EngineName, Engine] = {
         decode_speedup=1.0,
         vendors=frozenset({"nvidia", "amd", "intel", "huawei"}),
         source="vLLM engine arguments: max_num_seqs defaults by device memory; kv_cache_dtype 'auto' (docs.vllm.ai)",
+        two_stage_all_reduce=True,
     ),
     "sglang": Engine(
         name="SGLang",

@@ -20,8 +20,9 @@ from domain.efficiency import (
     Scenario,
     factor,
 )
+from domain.links import link_gbps
 from domain.memory import active_params, diffusion_scale, moe_split
-from domain.serving import Bound, compute_tflops, link_gbps
+from domain.serving import Bound, compute_tflops
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
 # (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).

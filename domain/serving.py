@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from domain import mla
-from domain.catalog import Gpu, LinkKind, LlmModel
+from domain.catalog import Gpu, LlmModel
 from domain.efficiency import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
     BLOCK_FP8_MOE,
+    CUSTOM_ALL_REDUCE_MAX_BYTES,
     EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
     FP8_PREFILL,
@@ -18,19 +19,16 @@ from domain.efficiency import (
     INTER_NODE_HOP_US,
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
-    MESH_LINKS,
     MOE_GEMM_HALF_ROWS,
-    PCIE_BEYOND_PAIR,
-    PCIE_GBPS,
-    PCIE_HOST_GBPS,
     RING_HOP_US,
+    TWO_STAGE_ALL_REDUCE_FROM_BYTES,
     W4_COMPUTE,
     W4_DECODE,
     Scenario,
     doublings,
     family_of,
-    peer_to_peer,
 )
+from domain.links import link_gbps, link_kind
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 
 Bound = Literal["memory", "compute", "interconnect"]
@@ -82,31 +80,6 @@ def compute_tflops(gpu: Gpu, precision: str) -> float | None:
     if precision == "fp4" and t.fp4:
         return t.fp4
     return half  # weight-only int4/fp4: 16-bit tensor cores needed
-
-
-def link_kind(gpu: Gpu, group: int) -> LinkKind | Literal["pcie_host"]:
-    """The link a group of `group` GPUs talks over."""
-    kind = gpu.interconnect.kind
-    if kind == "nvlink_bridge" and group > 2:
-        kind = "pcie"  # bridges join pairs only; larger groups talk over PCIe
-    if kind == "pcie" and not peer_to_peer(gpu):
-        return "pcie_host"
-    return kind
-
-
-def link_gbps(gpu: Gpu, group: int) -> float:
-    """Bandwidth (one direction) of the GPU link inside a group."""
-    kind = link_kind(gpu, group)
-    # A pair of PCIe cards talks through its own switch; larger groups cross the CPU's root complex, which every
-    # peer's traffic shares (PCIE_BEYOND_PAIR).
-    if kind in ("pcie", "pcie_host"):
-        gbps = PCIE_HOST_GBPS if kind == "pcie_host" else PCIE_GBPS
-        return gbps if group <= 2 else gbps * PCIE_BEYOND_PAIR
-    aggregate = (gpu.interconnect.bandwidth_gbps or 2 * PCIE_GBPS) / 2
-    if kind == "infinity_fabric":
-        # A fully connected mesh: one direct link to each peer, so a group reaches only its peers' links.
-        return aggregate * min(MESH_LINKS, max(1, group - 1)) / MESH_LINKS
-    return aggregate
 
 
 def attention_flops_per_position(model: LlmModel) -> float:
@@ -165,6 +138,7 @@ class InstanceSpeed:
         engine_speedup: float = 1.0,
         kv_read_slowdown: float = 1.0,
         step_slowdown: float = 1.0,
+        two_stage_all_reduce: bool = False,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.engine_speedup = engine_speedup
@@ -224,6 +198,10 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
+        # Messages from this size take the engine's two-stage custom all-reduce (0: never).
+        nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
+        two_stage = two_stage_all_reduce and nvlinked
+        self.two_stage_from = TWO_STAGE_ALL_REDUCE_FROM_BYTES[4 if tensor <= 4 else 8] if two_stage else 0
         # Groups wider than the GPU's NVLink domain reach the GPUs outside it over the inter-node network.
         domain = gpu.interconnect.domain_gpus
         self.tensor_off_domain = tensor > domain
@@ -381,6 +359,8 @@ class InstanceSpeed:
                 link = INTER_NODE_GBPS.at(scenario) * 1e9
                 alpha += INTER_NODE_HOP_US.at(scenario) * 1e-6
             one_shot = alpha + self.peers * message / link
+            if self.two_stage_from and self.two_stage_from <= message < CUSTOM_ALL_REDUCE_MAX_BYTES:
+                one_shot = 2 * alpha + self.ring_share * message / link  # reduce-scatter, then all-gather
             if self.ring:
                 ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / link
                 one_shot = min(one_shot, ring)

@@ -134,6 +134,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         engine.decode_speedup if engine else 1.0,
         kv_read_slowdown(model, point.engine, point.engine_version, point.date),
         decode_slowdown(model, point.precision, point.engine, point.engine_version, point.date, batch),
+        two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s

@@ -53,6 +53,7 @@ class Copy:
             workload.input_tokens,
             workload.output_tokens,
             engine_speedup=engine.decode_speedup,
+            two_stage_all_reduce=engine.two_stage_all_reduce,
         )
 
     @classmethod

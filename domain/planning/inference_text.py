@@ -14,10 +14,11 @@ from domain.efficiency import (
 )
 from domain.engines import ENGINES
 from domain.estimates import Assumption
+from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
 from domain.planning.launch import inference_launch, stage_span
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
-from domain.serving import WEIGHT_ONLY, Layout, link_kind
+from domain.serving import WEIGHT_ONLY, Layout
 
 if TYPE_CHECKING:
     from domain.planning.inference import Choice, InferenceSizing

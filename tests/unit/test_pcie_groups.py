@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.catalog import Catalog
 from domain.efficiency import PCIE_BEYOND_PAIR, PCIE_GBPS
-from domain.serving import link_gbps
+from domain.links import link_gbps
 
 
 def test_pcie_pairs_keep_the_switch_rate_and_larger_groups_share_the_root_complex(reference: Catalog) -> None:
