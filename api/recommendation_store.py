@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import OrderedDict
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from api.background import cancel_requested, stop_tasks
 from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
@@ -24,6 +25,7 @@ from api.storage.recommendation_repository import (
     load_recommendation,
     save_recommendations,
     save_recommendations_blocking,
+    save_recommendations_postgresql,
 )
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
@@ -88,6 +90,10 @@ class RecommendationStore:
             if isinstance(engine, AsyncEngine) and self._blocking is None and engine.dialect.name == "postgresql"
             else None
         )
+        # PostgreSQL: the writer keeps one connection (no pool checkout, ping and reset per batch); the lock keeps the
+        # writer and a flush from sharing it at once.
+        self._held: AsyncConnection | None = None
+        self._held_lock = asyncio.Lock()
         # What still waits at shutdown is written there and taken up again by the next start.
         self._spool = Spool(spool) if spool is not None else None
         self._retry_s = retry_s
@@ -193,6 +199,7 @@ class RecommendationStore:
                 future.set_result(outcome)
         self._writing, self._queue = [], []
         await self.flush()
+        await self._drop_held()
         self._close_thread()
         if not self._pending:
             return
@@ -285,11 +292,35 @@ class RecommendationStore:
             return await loop.run_in_executor(self._thread, self._insert_blocking, items)
         rows = await loop.run_in_executor(self._thread, _rows, items)
         if self._autocommit is not None:
-            # One statement is one transaction: committed when it returns, without BEGIN and COMMIT round trips.
-            async with self._autocommit.connect() as connection:
-                return await save_recommendations(connection, rows)
+            return await self._insert_held(rows)
         async with self._sessions() as session, session.begin():
             return await save_recommendations(session, rows)
+
+    async def _insert_held(self, rows: list[dict[str, Any]]) -> set[str]:
+        """One autocommitted statement (committed when it returns) on the writer's own connection."""
+        assert self._autocommit is not None
+        async with self._held_lock:
+            while True:
+                fresh = self._held is None
+                if self._held is None:
+                    self._held = await self._autocommit.connect()
+                try:
+                    return await save_recommendations_postgresql(self._held, rows)
+                except DATABASE_ERRORS as error:
+                    if refused_data(error):
+                        raise  # the connection is fine; the data is not
+                    await self._drop_held()
+                    if fresh:
+                        raise
+                    # A connection from before a restart fails once: try a new one, as a pool's pre-ping would.
+
+    async def _drop_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            with contextlib.suppress(*DATABASE_ERRORS):
+                await held.invalidate()
+            with contextlib.suppress(*DATABASE_ERRORS):
+                await held.close()
 
     def _insert_blocking(self, items: list[SavedRecommendation]) -> set[str]:
         assert self._blocking is not None

@@ -50,6 +50,30 @@ async def save_recommendations(session: AsyncSession | AsyncConnection, rows: li
     return set(result.scalars().all())
 
 
+# A whole batch in one statement, its columns as arrays: nothing for SQLAlchemy to compile or to build per row, and no
+# insertmanyvalues bookkeeping for the RETURNING rows (a tenth of the CPU of the ORM-neutral insert above).
+_POSTGRESQL_INSERT = (
+    "INSERT INTO saved_recommendations (id, catalog_version, request, response, created_at) "
+    "SELECT * FROM unnest($1::varchar[], $2::varchar[], $3::jsonb[], $4::bytea[], $5::timestamptz[]) "
+    "ON CONFLICT (id) DO NOTHING RETURNING id"
+)
+
+
+async def save_recommendations_postgresql(connection: AsyncConnection, rows: list[dict[str, Any]]) -> set[str]:
+    """save_recommendations on PostgreSQL (asyncpg) in one statement; the ids that were new."""
+    if not rows:
+        return set()
+    columns = (
+        [row["id"] for row in rows],
+        [row["catalog_version"] for row in rows],
+        [msgspec.json.encode(row["request"]).decode() for row in rows],
+        [row["response"] for row in rows],
+        [row["created_at"] for row in rows],
+    )
+    result = await connection.exec_driver_sql(_POSTGRESQL_INSERT, columns)
+    return set(result.scalars().all())
+
+
 def save_recommendations_blocking(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
     """save_recommendations on a blocking connection (a thread of its own)."""
     if not rows:

@@ -134,6 +134,7 @@ async def test_a_refused_recommendation_is_dropped_and_does_not_hold_up_the_queu
             ids = (await session.scalars(select(SavedRecommendationRow.id))).all()
         assert good.id in ids and poison.id not in ids
     finally:
+        await store.close()
         await engine.dispose()
 
 

@@ -75,3 +75,28 @@ async def test_the_stored_answer_is_the_served_body_deflated(seeded_postgres: st
     assert zlib.decompress(stored) == answer.content
     assert len(stored) < len(answer.content) / 3
     assert fetched.content == answer.content
+
+
+async def test_a_writer_connection_killed_between_batches_does_not_leave_the_next_answer_pending(
+    seeded_postgres: str,
+) -> None:
+    settings = Settings(database_url=seeded_postgres, rate_limit_per_minute=0)
+    async with AsyncTestClient(app=create_app(settings)) as client:
+        first = await client.post("/v1/recommendations", json=body(11))
+        assert first.status_code == 200 and "x-recommendation-stored" not in first.headers
+        # As a PostgreSQL restart or a proxy's idle timeout would: every connection the instance holds goes away.
+        engine = create_engine(seeded_postgres)
+        try:
+            async with engine.connect() as connection:
+                await connection.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                )
+        finally:
+            await engine.dispose()
+        second = await client.post("/v1/recommendations", json=body(12))
+    assert second.status_code == 200
+    assert "x-recommendation-stored" not in second.headers, second.headers
+    assert {first.json()["id"], second.json()["id"]} <= await stored(seeded_postgres)
