@@ -21,7 +21,7 @@ from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
 from domain.serving import WEIGHT_ONLY, Layout
 
 if TYPE_CHECKING:
-    from domain.planning.inference import Choice, InferenceSizing
+    from domain.planning.inference import Choice, Copy, InferenceSizing
 
 THIN_HEADROOM_PCT = 5.0
 
@@ -183,26 +183,34 @@ def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
-    gpu, model, layout = chosen.copy.gpu, sizing.model, chosen.copy.layout
     shared = plan.memo.get("inference_assumptions")
     if shared is None:
         shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
-    items = list(shared)
+    copy = chosen.copy
+    memory, factors = plan.derived(
+        ("assumptions", copy.gpu.id, copy.layout, sizing.precision), lambda: _copy_assumptions(sizing, copy)
+    )
+    batch = Assumption(
+        name="batch",
+        value=f"{chosen.batch} sequences per model copy (at most {copy.capacity} fit or are allowed)",
+        source="request, or the largest within the targets",
+    )
+    return [*shared, memory, batch, *factors]
+
+
+def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, tuple[Assumption, ...]]:
+    """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
+    gpu, model, layout = copy.gpu, sizing.model, copy.layout
+    memory = Assumption(
+        name="gpu_memory_utilization",
+        value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
+        "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
+        source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
+    )
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
     mfu = factor(gpu, "prefill_mfu")
     floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
-    items += [
-        Assumption(
-            name="gpu_memory_utilization",
-            value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
-            "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
-            source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
-        ),
-        Assumption(
-            name="batch",
-            value=f"{chosen.batch} sequences per model copy (at most {chosen.copy.capacity} fit or are allowed)",
-            source="request, or the largest within the targets",
-        ),
+    items = [
         Assumption(name="decode_mbu", value=mbu.describe(), source=mbu.source),
         Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
@@ -228,4 +236,4 @@ def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[As
         )
     if sizing.precision in WEIGHT_ONLY:
         items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
-    return items
+    return memory, tuple(items)

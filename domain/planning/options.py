@@ -37,14 +37,26 @@ from domain.planning.accuracy import confidence, widen
 from domain.planning.inference import smallest_copy
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
 from domain.planning.planners import PLANNERS
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, user_price_assumption
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
 from domain.tco import owned_monthly_usd
 from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
 
 
 def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:
     """The reasons and warnings every option gets after its planner's: software stack, GPU data, the price used."""
-    gpu = candidate.gpu
+    rental = candidate.rental
+    if plan.offers_key is None:
+        reasons, warnings = _common_notes(plan, candidate.gpu, rental)
+    else:
+        # The same GPU and offer give the same notes to every request of this catalog, language and day.
+        key = ("notes", candidate.gpu.id, rental.offer.id if rental else None, plan.kind, plan.lang, plan.today)
+        reasons, warnings = plan.shared(
+            (*key, plan.constraints.require_offer), lambda: _common_notes(plan, candidate.gpu, rental)
+        )
+    return list(reasons), list(warnings)
+
+
+def _common_notes(plan: Plan, gpu: Gpu, rental: Rental | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
     reasons: list[str] = []
     warnings: list[str] = []
     stack = gpu.ecosystem
@@ -54,9 +66,9 @@ def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]
         warnings.append(plan.say("low_confidence_gpu", gpu=gpu.name))
     if confidence(plan.catalog.accuracy, gpu, plan.kind) == "spec_sheet":
         warnings.append(plan.say("spec_sheet", gpu=gpu.name))
-    if candidate.rental is not None:
-        offer = candidate.rental.offer
-        days = candidate.rental.age_days(plan.today)
+    if rental is not None:
+        offer = rental.offer
+        days = rental.age_days(plan.today)
         if days > PRICE_AGE_WARNING_DAYS:
             warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
         provider = plan.catalog.provider(offer.provider)
@@ -71,7 +83,7 @@ def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]
         )
     elif plan.constraints.require_offer is False:
         warnings.append(plan.say("no_offer_priced"))
-    return reasons, warnings
+    return tuple(reasons), tuple(warnings)
 
 
 def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
