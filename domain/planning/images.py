@@ -34,7 +34,6 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     model = plan.resolved.model
     assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
     assert workload.steps is not None and workload.width is not None and workload.height is not None
-    precision_check(gpu, workload.precision)
     pipeline, tflop = image_sizing(plan)
     passes = workload.steps * model.passes_per_step
 
@@ -48,10 +47,20 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
 
     # Memory, batch and seconds per image are the same for every request of this image shape on this GPU.
     key = ("image_speed", gpu.id, workload.precision, workload.width, workload.height, workload.steps)
-    memory, batch, seconds = plan.derived(key, speed)
-    if not memory.fits:
-        raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
-    require_renter(plan, gpu)
+
+    def checked_speed() -> tuple[DiffusionMemory, int, dict[Scenario, float]]:
+        precision_check(gpu, workload.precision)
+        memory, batch, seconds = plan.derived(key, speed)
+        if not memory.fits:
+            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+        require_renter(plan, gpu)
+        return memory, batch, seconds
+
+    # The checks and their exclusions are the same for every request of this shape, offers, rule and language.
+    limits = plan.constraints
+    memory, batch, seconds = plan.checked(
+        (*key, "checked", plan.offers_key, limits.require_offer, plan.lang), checked_speed
+    )
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)
