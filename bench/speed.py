@@ -5,6 +5,7 @@ Run from the repository root:
     uv run python bench/speed.py                          # 1 worker, fresh SQLite file, in-process cache
     uv run python bench/speed.py --duration 20 --connections 16 --json
     uv run python bench/speed.py --postgres                  # a fresh PostgreSQL database, migrated and seeded
+    uv run python bench/speed.py --rounds 3                  # every scenario three times in turn: medians, ranges
     uv run python bench/speed.py --workers 2 \\
         --database-url postgresql+asyncpg://gpu_advisor:gpu_advisor@127.0.0.1:5432/gpu_advisor \\
         --redis-url redis://127.0.0.1:6379/0
@@ -36,11 +37,15 @@ What it does:
      plus a step per body (it changes the id, not the answer); wrk's Lua script reads them from a file, one a
      line, each wrk thread taking every n-th; the warm-up has bodies of its own; more requests than bodies
      fails the run (raise `--uncached-bodies`);
-4. reports requests per second, median, p99 and max latency, the ratio of each scenario's requests per second
-   to hello-world's, with the targets cached >= 0.70 and uncached >= 0.05 x hello-world and an uncached p99 of
-   at most 50 ms (at the default 16 connections), the response-cache lookups the
-   server counted in each scenario (hits for the cached one, misses for the uncached one) and the CPU
-   seconds used by the load generator and the server's processes during each scenario.
+   with `--rounds N` the four scenarios are measured N times in turn (each round with uncached bodies of its own),
+   so that a slow minute of a shared machine falls on every scenario alike rather than on one;
+4. reports (for several rounds: the round with the median requests per second, the ratio of each round to that
+   round's hello-world and the p99 as medians over the rounds, and each one's range) requests per second,
+   median, p99 and max latency, the ratio of each scenario's requests per second to hello-world's, with the
+   targets cached >= 0.70 and uncached >= 0.05 x hello-world and an uncached p99 of at most 50 ms (at the default
+   16 connections), the response-cache lookups the server counted in each scenario (hits for the cached one,
+   misses for the uncached one) and the CPU seconds used by the load generator and the server's processes during
+   each scenario.
 
 `--json` prints a JSON document on stdout (the report then goes to stderr). It exits 1 when any request answers
 anything but 2xx or fails in transport (and, with `--check-targets`, when a target is missed), and 2 when the
@@ -55,6 +60,7 @@ import contextlib
 import json
 import random
 import shutil
+import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -127,12 +133,14 @@ def unique_bodies(count: int, budget: float, offset: int) -> list[bytes]:
     return bodies
 
 
-def scenarios(workdir: Path, args: argparse.Namespace, budget: float) -> list[Scenario]:
+def scenarios(workdir: Path, args: argparse.Namespace, budget: float, round_index: int = 0) -> list[Scenario]:
+    """The scenarios of one round; each round's uncached bodies (and their warm-up's) are numbers no round shares."""
     warmup_count = args.uncached_bodies // 4
+    first = round_index * (args.uncached_bodies + warmup_count)
     files = {}
     for name, count, offset in [("uncached", args.uncached_bodies, warmup_count), ("warmup", warmup_count, 0)]:
-        bodies = unique_bodies(count, budget, offset)
-        files[name] = workdir / f"{name}-bodies.jsonl"
+        bodies = unique_bodies(count, budget, first + offset)
+        files[name] = workdir / f"{name}-bodies-{round_index}.jsonl"
         files[name].write_bytes(b"\n".join(bodies) + b"\n")
     return [
         Scenario("hello-world", "GET", "/health/live"),
@@ -293,19 +301,33 @@ def measure(server: servers.LiveServer, scenario: Scenario, args: argparse.Names
 # --- the run ----------------------------------------------------------------------------------------------------
 
 
-def measure_all(server: servers.LiveServer, items: Sequence[Scenario], args: argparse.Namespace) -> list[Outcome]:
-    check_scenarios(server, items)
-    outcomes = []
-    for scenario in items:
-        print(f"measuring {scenario_label(scenario)} ...", file=sys.stderr, flush=True)
-        outcomes.append(measure(server, scenario, args))
-    return outcomes
+def measure_all(
+    server: servers.LiveServer, rounds: Sequence[Sequence[Scenario]], args: argparse.Namespace
+) -> list[list[Outcome]]:
+    """Each round measures every scenario once, in turn: a slow minute of a shared machine then touches all alike."""
+    check_scenarios(server, rounds[0])
+    measured = []
+    for number, items in enumerate(rounds, start=1):
+        outcomes = []
+        for scenario in items:
+            print(
+                f"round {number}/{len(rounds)}: measuring {scenario_label(scenario)} ...", file=sys.stderr, flush=True
+            )
+            outcomes.append(measure(server, scenario, args))
+        measured.append(outcomes)
+    return measured
+
+
+def median_round(outcomes: Sequence[Outcome]) -> Outcome:
+    """The round with the median requests per second (the lower middle one of an even count)."""
+    return sorted(outcomes, key=lambda o: o.requests_per_s)[(len(outcomes) - 1) // 2]
 
 
 def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     args.workdir = workdir
     budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000
-    items = scenarios(workdir, args, budget)
+    rounds = [scenarios(workdir, args, budget, index) for index in range(args.rounds)]
+    items = rounds[0]
     with contextlib.ExitStack() as stack:
         database_url = args.database_url
         if args.postgres:
@@ -324,11 +346,22 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 migrate=True if args.postgres else None,
             )
         )
-        outcomes = measure_all(server, items, args)
+        measured = measure_all(server, rounds, args)
         facts = server.facts("catalog_version")
-    hello = outcomes[0].requests_per_s
-    ratios = {o.scenario: round(o.requests_per_s / hello, 3) if hello else None for o in outcomes}
-    p99s = {o.scenario: o.p99_ms for o in outcomes}
+    by_scenario = [[outcomes[i] for outcomes in measured] for i in range(len(items))]
+    # A ratio compares a scenario with the hello-world of its own round; the report gives the median over rounds.
+    round_ratios = {
+        s.name: [
+            o.requests_per_s / r[0].requests_per_s if r[0].requests_per_s else 0.0
+            for o, r in zip(runs, measured, strict=True)
+        ]
+        for s, runs in zip(items, by_scenario, strict=True)
+    }
+    ratios = {name: round(statistics.median(values), 3) for name, values in round_ratios.items()}
+    p99s = {
+        s.name: round(statistics.median([o.p99_ms for o in runs if o.p99_ms is not None] or [inf]), 3)
+        for s, runs in zip(items, by_scenario, strict=True)
+    }
     return {
         "meta": {
             **facts,
@@ -337,10 +370,24 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "connections": args.connections,
             "duration_s": args.duration,
             "warmup_s": args.warmup,
+            "rounds": args.rounds,
             "uncached_budget_usd_per_hour": budget,
             **figures.platform_facts(),
         },
-        "results": [asdict(o) | {"label": scenario_label(s)} for o, s in zip(outcomes, items, strict=True)],
+        "results": [
+            asdict(median_round(runs))
+            | {
+                "label": scenario_label(s),
+                "requests_per_s_range": [min(o.requests_per_s for o in runs), max(o.requests_per_s for o in runs)],
+                "ratio_range": [round(min(round_ratios[s.name]), 3), round(max(round_ratios[s.name]), 3)],
+                "p99_ms_median": p99s[s.name],
+                "p99_ms_range": [min(o.p99_ms or inf for o in runs), max(o.p99_ms or 0.0 for o in runs)],
+                "non_2xx": sum(o.non_2xx for o in runs),
+                "transport_errors": sum(o.transport_errors for o in runs),
+            }
+            for s, runs in zip(items, by_scenario, strict=True)
+        ],
+        "rounds": [[asdict(o) for o in outcomes] for outcomes in measured],
         "ratios_to_hello_world": ratios,
         "targets": {
             name: {"min_ratio": minimum, "ratio": ratios.get(name), "met": (ratios.get(name) or 0) >= minimum}
@@ -386,7 +433,9 @@ def text_report(document: dict[str, Any]) -> str:
         generator = meta["load_generator"] + (f" ({meta['wrk_threads']} thread)" if meta["wrk_threads"] else "")
         out.append(
             f"gpu-advisor speed: {meta['workers']} worker(s), {meta['connections']} connections, "
-            f"{meta['duration_s']:g} s per scenario after {meta['warmup_s']:g} s warm-up, load generator "
+            f"{meta['duration_s']:g} s per scenario after {meta['warmup_s']:g} s warm-up, "
+            f"{meta.get('rounds', 1)} round(s) (the median round; ratios and p99 are medians over rounds), "
+            "load generator "
             f"{generator} (database {meta['database']}, cache {meta['cache']}, catalog {meta['catalog_version']})"
         )
         headers = [
@@ -402,9 +451,13 @@ def text_report(document: dict[str, Any]) -> str:
             "server cores",
             "cache lookups",
         ]
+        several = meta.get("rounds", 1) > 1
+        if several:
+            headers += ["req/s range", "x hello range", "p99 ms range"]
         rows = []
         for r in http["results"]:
             ratio = http["ratios_to_hello_world"][r["scenario"]]
+            p99 = r.get("p99_ms_median", r["p99_ms"])
             rows.append(
                 [
                     r["label"],
@@ -412,7 +465,7 @@ def text_report(document: dict[str, Any]) -> str:
                     f"{r['requests_per_s']:.0f}",
                     f"{ratio:.2f}" if ratio is not None else "",
                     f"{r['median_ms']:.2f}" if r["median_ms"] is not None else "",
-                    f"{r['p99_ms']:.2f}" if r["p99_ms"] is not None else "",
+                    f"{p99:.2f}" if p99 is not None else "",
                     f"{r['max_ms']:.2f}" if r["max_ms"] is not None else "",
                     str(r["non_2xx"] + r["transport_errors"]),
                     f"{r['generator_cpu_s'] / r['seconds']:.2f}" if r["seconds"] else "",
@@ -420,6 +473,13 @@ def text_report(document: dict[str, Any]) -> str:
                     ", ".join(f"{k} {v:.0f}" for k, v in sorted(r["cache_lookups"].items())),
                 ]
             )
+            if several:
+                low, high = r["requests_per_s_range"]
+                rows[-1] += [
+                    f"{low:.0f}-{high:.0f}",
+                    "{:.2f}-{:.2f}".format(*r["ratio_range"]),
+                    "{:.1f}-{:.1f}".format(*r["p99_ms_range"]),
+                ]
         out += figures.render(headers, rows)
         for name, target in http["targets"].items():
             verdict = "met" if target["met"] else "NOT met"
@@ -457,6 +517,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (default 1: one core for wrk)")
     parser.add_argument("--workers", type=int, default=1, help="server worker processes (default 1)")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure every scenario this many times, in turn; report the median round (default 1)",
+    )
+    parser.add_argument(
         "--load-generator",
         choices=["auto", "wrk", *load_client.CLIENTS],
         default="auto",
@@ -492,6 +558,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--connections must be between 1 and 1024")
     if not 1 <= args.threads <= min(64, args.connections):
         parser.error("--threads must be between 1 and 64, and at most --connections")
+    if not 1 <= args.rounds <= 20:
+        parser.error("--rounds must be between 1 and 20")
     if not 1 <= args.workers <= 64:
         parser.error("--workers must be between 1 and 64")
     if not 1000 <= args.uncached_bodies <= 2_000_000:
