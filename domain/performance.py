@@ -5,16 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
+from domain.collectives import INTER_NODE_GBPS, PCIE_GBPS
 from domain.efficiency import (
     COMPILED_DIFFUSION,
     COMPILED_DIFFUSION_FLOOR,
     DIFFUSION_PASS_FLOOR_MS,
     FP8_PREFILL,
     FP8_TRAIN,
-    INTER_NODE_GBPS,
     LORA_TIME,
     MOE_TRAIN,
-    PCIE_GBPS,
     QLORA_SLOWDOWN,
     Factor,
     Scenario,

@@ -7,21 +7,23 @@ from typing import Literal
 
 from domain import mla
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import (
+from domain.collectives import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
-    BLOCK_FP8_MOE,
     CUSTOM_ALL_REDUCE_MAX_BYTES,
-    EFFICIENCY,
     FLOOR_GROWTH_PER_DOUBLING,
-    FP8_PREFILL,
     INTER_NODE_GBPS,
     INTER_NODE_HOP_US,
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
-    MOE_GEMM_HALF_ROWS,
     RING_HOP_US,
     TWO_STAGE_ALL_REDUCE_FROM_BYTES,
+)
+from domain.efficiency import (
+    BLOCK_FP8_MOE,
+    EFFICIENCY,
+    FP8_PREFILL,
+    MOE_GEMM_HALF_ROWS,
     W4_COMPUTE,
     W4_DECODE,
     Scenario,

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain.efficiency import (
-    ALL_TO_ALL_US,
-    FLOOR_GROWTH_PER_DOUBLING,
-    LINK_ALPHA_US,
-    MBU_DECAY_PER_DOUBLING,
-    W4_DECODE,
-    factor,
-)
+from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
+from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
 from domain.estimates import Assumption
 from domain.links import link_kind

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import INTER_NODE_GBPS, factor
+from domain.collectives import INTER_NODE_GBPS
+from domain.efficiency import factor
 from domain.estimates import Assumption
 from domain.performance import TrainingSpeed, training_flops_per_token
 from domain.planning.plan import Plan

@@ -18,7 +18,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from domain import efficiency
+from domain import collectives, efficiency, mla
 from domain.catalog import Catalog
 from domain.estimates import Option
 from domain.explain import assumption_name, estimate_summary, money, provider_name, say
@@ -169,8 +169,14 @@ def test_utilization_is_the_one_spelling() -> None:
 def test_factor_sources_can_be_followed() -> None:
     factors = [
         *(factor for row in efficiency.EFFICIENCY.values() for factor in row.values()),
-        *efficiency.LINK_ALPHA_US.values(),
-        *(value for value in vars(efficiency).values() if isinstance(value, efficiency.Factor)),
+        *collectives.LINK_ALPHA_US.values(),
+        *(factor for pair in mla.MLA_PREFILL.values() for factor in pair),
+        *(
+            value
+            for module in (efficiency, collectives)
+            for value in vars(module).values()
+            if isinstance(value, efficiency.Factor)
+        ),
     ]
     for factor in factors:
         source = factor.source

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.catalog import Catalog
-from domain.efficiency import PCIE_BEYOND_PAIR, PCIE_GBPS
+from domain.collectives import PCIE_BEYOND_PAIR, PCIE_GBPS
 from domain.links import link_gbps
 
 
