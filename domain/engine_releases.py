@@ -13,8 +13,9 @@ from typing import Literal
 from domain.catalog import LlmModel
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
-# whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts.
-Applies = Literal["gqa_decode_attention", "diffusion_attention", "w4_moe_decode"]
+# whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
+# training step of adapters (LoRA) on a dense model split by tensor parallelism.
+Applies = Literal["gqa_decode_attention", "diffusion_attention", "w4_moe_decode", "tp_dense_lora_step"]
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,36 @@ RELEASES: tuple[Release, ...] = (
         "8*A100 + deepseek-v3-awq (tokens/s): | bs | triton(main) | cuda (fp16) (pr) | ... | 1 | 34.1 | 48.1 | "
         "141.06% | ... | 64 | 262.7 | 495.7 | 188.69% |",
     ),
+    # NeMo AutoModel's LoRA table (DGX-H100, BF16, mock data) re-measured the same run as releases landed: Llama 3.3
+    # 70B on 8 GPUs, GBS 32, 4096 tokens, adapters on all linear layers, activation checkpointing, tensor parallel 2.
+    Release(
+        engine="nemo-automodel",
+        since=(0, 3),
+        change="RMSNorm fusion and a RoPE cache for dense models (Automodel#1120, first in v0.3.0), same layout",
+        applies="tp_dense_lora_step",
+        factor=658.62 / 608.42,
+        source="https://github.com/NVIDIA-NeMo/Automodel/commit/822effa1675e24a4a4538ae41eb2856e9dfb9fed",
+        quote="feat: add norm fusion and rope cache for dense model ... -| Llama3 70B | 8 | 32 | 1 | 4 | 4 | 4096 | 2 "
+        "| 4 | 1 | - | 10 | 1 | - | 26.92 | 176 | 608.42 | +| Llama3 70B | 8 | 32 | 1 | 4 | 4 | 4096 | 2 | 4 | 1 | - "
+        "| 10 | 1 | - | 24.87 | 190 | 658.62 |",
+        since_date=date(2026, 1, 28),
+    ),
+    Release(
+        engine="nemo-automodel",
+        since=(0, 5),
+        change="Transformer Engine + Triton LoRA kernels, async tensor parallelism with sequence parallelism, FSDP2 "
+        "weight prefetching and torch.compile (Automodel#1711, first in v0.5.0)",
+        applies="tp_dense_lora_step",
+        # The re-measured run also moved from 4 pipeline stages to 4 FSDP ranks, which the model prices the same
+        # (both hold recomputed 8-GPU tensor-parallel-2 steps with a negligible bubble): the gain is the release's.
+        # Runs without tensor parallelism gained less (Qwen2.5 32B: 1950.93 -> 2250.31 while moving TP 1 -> 2), so
+        # this covers tensor-parallel runs only.
+        factor=1091.85 / 658.62,
+        source="https://github.com/NVIDIA-NeMo/Automodel/commit/2013a4dd6e932c4e4f48ca6b4a3fc295cdd64e33",
+        quote="feat: FSDP2 w weight prefetching and async TP optimization ... +| Llama3 70B | 8 | 32 | 2 | 2 | 4 "
+        "| 4096 | 2 | 1 | 1 | - | 1 | 4 | TE + triton + fsdp2_prefetch | 15.00 | 316 | 1091.85 |",
+        since_date=date(2026, 4, 10),
+    ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
 MANY_EXPERTS = 60
@@ -157,3 +188,10 @@ def decode_slowdown(model: LlmModel, precision: str, engine: str, version: str, 
         if release.applies == "w4_moe_decode" and release.lacks(engine, version, measured):
             slowdown *= release.factor_at(batch)
     return slowdown
+
+
+def fine_tuning_slowdown(model: LlmModel, method: str, tensor: int, engine: str, version: str, measured: date) -> float:
+    """How many times longer than today's release a fine-tuning step on `engine` at `version` took."""
+    if method not in ("lora", "qlora") or model.moe is not None or tensor <= 1:
+        return 1.0
+    return _slowdown("tp_dense_lora_step", engine, version, measured)

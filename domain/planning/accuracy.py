@@ -22,7 +22,7 @@ from domain.efficiency import (
     Scenario,
     family_of,
 )
-from domain.engine_releases import decode_slowdown, diffusion_slowdown, kv_read_slowdown
+from domain.engine_releases import decode_slowdown, diffusion_slowdown, fine_tuning_slowdown, kv_read_slowdown
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
@@ -175,16 +175,16 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
     run = speed.run(
         point.gpu_count, point.tensor, domain, recompute, point.pipeline, point.expert, context=point.context
     )
+    slowdown = fine_tuning_slowdown(model, method, point.tensor, point.engine, point.engine_version, point.date)
+    tokens_per_s = run.tokens_per_s / slowdown
     metric = point.metric
     if metric == "tokens_per_s":
-        return run.tokens_per_s
+        return tokens_per_s
     if metric == "tokens_per_s_per_gpu":
-        return run.tokens_per_s / point.gpu_count
+        return tokens_per_s / point.gpu_count
     if metric == "mfu_pct":
         peak = (compute_tflops(gpu, "bf16") or 1.0) * 1e12
-        return (
-            100 * run.tokens_per_s * training_flops_per_token(model, point.sequence_length) / (point.gpu_count * peak)
-        )
+        return 100 * tokens_per_s * training_flops_per_token(model, point.sequence_length) / (point.gpu_count * peak)
     raise ValueError(f"{point.id}: metric {metric!r} is not a training metric")
 
 

@@ -5,10 +5,17 @@ from __future__ import annotations
 from datetime import date
 
 import msgspec
+import pytest
 
 from api.storage.reference import calibration_points
 from domain.catalog import Catalog
-from domain.engine_releases import RELEASES, diffusion_slowdown, kv_read_slowdown, parse_version
+from domain.engine_releases import (
+    RELEASES,
+    diffusion_slowdown,
+    fine_tuning_slowdown,
+    kv_read_slowdown,
+    parse_version,
+)
 from domain.planning.accuracy import reproduce
 from tests.conftest import llm
 
@@ -62,3 +69,24 @@ def test_a_version_that_is_not_a_number_is_dated_instead() -> None:
     diffusers = next(release for release in RELEASES if release.engine == "diffusers")
     assert not diffusers.lacks("diffusers", "main", date(2024, 1, 1))
     assert diffusers.lacks("diffusers", "main", date(2022, 12, 1))
+
+
+def test_nemo_automodel_before_0_5_ran_tensor_parallel_lora_slower(reference: Catalog) -> None:
+    dense, moe = llm(reference, "llama-3.1-70b"), llm(reference, "deepseek-v3")
+    october, february = date(2025, 10, 2), date(2026, 2, 15)
+    assert fine_tuning_slowdown(dense, "lora", 2, "nemo-automodel", "", october) == pytest.approx(1091.85 / 608.42)
+    assert fine_tuning_slowdown(dense, "lora", 2, "nemo-automodel", "", february) == pytest.approx(1091.85 / 658.62)
+    assert fine_tuning_slowdown(dense, "lora", 2, "nemo-automodel", "0.4.0", date(2026, 6, 1)) > 1.0
+    assert fine_tuning_slowdown(dense, "lora", 2, "nemo-automodel", "0.5.0", october) == 1.0
+    # Only what the measurements covered: dense-model adapters under tensor parallelism in this engine.
+    assert fine_tuning_slowdown(dense, "lora", 1, "nemo-automodel", "", october) == 1.0
+    assert fine_tuning_slowdown(dense, "full", 2, "nemo-automodel", "", october) == 1.0
+    assert fine_tuning_slowdown(moe, "lora", 2, "nemo-automodel", "", october) == 1.0
+    assert fine_tuning_slowdown(dense, "lora", 2, "nemo", "", october) == 1.0
+
+
+def test_an_old_nemo_automodel_lora_run_reproduces_slower_than_todays(reference: Catalog) -> None:
+    old = point("nemo-automodel-lora-llama33-70b-h100-8gpu-bf16-seq4096")
+    today = msgspec.structs.replace(old, date=date(2026, 5, 1))
+    assert reproduce(reference, old).expected == pytest.approx(reproduce(reference, today).expected * 608.42 / 1091.85)
+    assert abs(reproduce(reference, old).error) < 0.3
