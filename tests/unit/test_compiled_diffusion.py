@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from api.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
 from domain.performance import seconds_per_image
+from domain.planning.accuracy import reproduce
 from tests.conftest import gpu
 
 
@@ -17,3 +19,13 @@ def test_onnxruntime_cuda_gains_less_over_eager_than_tensorrt(reference: Catalog
     assert tensorrt < ort < eager
     assert eager / ort == ORT_CUDA_DIFFUSION.expected
     assert eager / tensorrt == COMPILED_DIFFUSION.expected
+
+
+def test_gaudi2_images_come_at_the_rate_optimum_habana_measures(reference: Catalog) -> None:
+    # Every Gaudi measurement runs Optimum Habana: its published Gaudi2 rate is the planner's, with no compiled bonus.
+    points = {p.id: p for p in calibration_points()}
+    for point_id, within in (
+        ("diffusers-docs-sd15-gaudi2-optimum-habana-bs8", 0.05),
+        ("hf-blog-2022-12-sd-gaudi2-optimum-habana-bs4", 0.30),
+    ):
+        assert abs(reproduce(reference, points[point_id]).error) <= within, point_id
