@@ -69,9 +69,9 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from recommend_latency import DOMAIN_TARGET_MEDIAN_MS, UNREACHABLE_BUDGET_USD, WORKLOADS, bench_domain
 
 from bench import figures, load_client, servers, stores, wrk
+from bench.recommend_latency import DOMAIN_TARGET_MEDIAN_MS, UNREACHABLE_BUDGET_USD, WORKLOADS, bench_domain
 from bench.speed_report import text_report
 
 TARGETS = {"cached": 0.70, "uncached": 0.05}  # requests/s as a share of hello-world's
