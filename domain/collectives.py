@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.catalog import LinkKind
-from domain.efficiency import KERNELS, Factor
+from domain.efficiency import KERNELS, Factor, Family
 
 _LINK = "gpu-advisor default: small-message all-reduce latency"
 _AR = f"{KERNELS} (all-reduce tables: H100 NVLink 3-5 us at TP2-TP8; L40S PCIe 6/17/27 us at TP2/4/8)"
@@ -45,6 +45,11 @@ ALPHA_EXPONENT: dict[LinkKind | Literal["pcie_host"], float] = {
 # still one-shot there, 25.7 / 26.0 us (aiconfigurator-core 0.12.0 custom_allreduce_perf).
 TWO_STAGE_ALL_REDUCE_FROM_BYTES = {4: 512 * 1024, 8: 256 * 1024}
 CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
+# Large (ring) all-reduces move 2(n-1)/n of the message at this share of the link's one-way bandwidth. B200
+# TensorRT-LLM 1.3.0rc20 custom_allreduce_perf (aiconfigurator-core 0.12.0, systems/data/b200_sxm/comm/trtllm/
+# 1.3.0rc20/custom_allreduce_perf.parquet), 16,777,216 bf16 elements (32 MiB): 86.6 / 123.1 / 146.5 us at TP2/4/8,
+# 387 / 408 / 400 GB/s of NVLink5's 900, 0.43-0.45. Families without a figure move at the link's rate.
+RING_LINK_SHARE: dict[Family, float] = {"blackwell": 0.44}
 # A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
 RING_HOP_US = 1.5
 # Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates

@@ -78,6 +78,7 @@ KERNELS = "aiconfigurator-core measured kernel tables (github.com/ai-dynamo/aico
 LLAMA3 = "Llama 3 paper, arXiv:2407.21783 (38-43% BF16 MFU on 16k H100)"
 MEGATRON = "Narayanan et al. 2021, arXiv:2104.04473 (Megatron-LM, 52% of A100 peak)"
 DEFAULT = "gpu-advisor default, no public measurement yet"
+_B200_GEMM = f"{KERNELS}: systems/data/b200_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.parquet"
 
 
 def _row(
@@ -136,8 +137,12 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         train=(0.416, 0.323, 0.485),
         diffusion=(0.36, 0.28, 0.45),
         fp8=(0.667, 0.546, 0.849),
-        fp4=(0.55, 0.45, 0.70),
-        sources={"default": FITTED, "fp8_decode": f"{KERNELS}: B200 FP8 GEMV at batch 1 (~1.6x off the byte ratio)"},
+        fp4=(0.60, 0.55, 0.65),
+        sources={
+            "default": FITTED,
+            "fp8_decode": f"{KERNELS}: B200 FP8 GEMV at batch 1 (~1.6x off the byte ratio)",
+            "fp4_compute": f"{_B200_GEMM}: nvfp4 / fp8 1.41-1.47x at 2048 rows, Llama 70B shapes",
+        },
     ),
     "ampere": _row(
         mbu=(0.737, 0.662, 0.813),
@@ -214,6 +219,16 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     ),
 }
 
+# Dense GEMMs reach a share params / (params + half) of a large GEMM's rate, params being one layer's always-read
+# weights on one GPU (of its attention group). B200 TensorRT-LLM gemm tables at 2048 rows (fastest kernel, TFLOPS):
+# bf16 16384x8192 1533, 10240x8192 1372 (0.61-0.68 of 2250); fp8 65536x8192 3033, 16384x8192 2756, 10240x8192 2449;
+# Llama 8B's layer (6144x4096 1786, 4096x4096 1473, 16384x4096 2559, 4096x16384 1939) ~2140, 0.48 of 4500; Llama
+# 70B TP8's (8192x1024 1100, 7168x8192 2209, 8192x3584 1873) ~1870, 0.42. In 16-bit terms (fp8 / 0.825) 0.58 at 250M
+# parameters a layer and 0.50 at 109M: a large-GEMM MFU of 0.65 and half of it at 31.5M. Other families keep their
+# fitted prefill_mfu (no size term).
+GEMM_SIZE: dict[Family, tuple[Factor, float]] = {
+    "blackwell": (Factor(0.65, 0.58, 0.72, f"{_B200_GEMM}: bf16 0.61-0.68 of peak at 2048 rows"), 31.5e6),
+}
 # Routed-expert GEMMs are grouped GEMMs of tokens x top-k / experts rows each: below a few hundred rows per expert
 # they reach a share rows / (rows + MOE_GEMM_HALF_ROWS) of the large-batch rate (H200 TensorRT-LLM moe tables:
 # bf16 and fp8 at 128 rows per expert ~0.52 of their 1024-row rate, fp8 block-scaled DeepSeek-V3 at 64 rows 0.6).

@@ -17,12 +17,14 @@ from domain.collectives import (
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
     RING_HOP_US,
+    RING_LINK_SHARE,
     TWO_STAGE_ALL_REDUCE_FROM_BYTES,
 )
 from domain.efficiency import (
     BLOCK_FP8_MOE,
     EFFICIENCY,
     FP8_PREFILL,
+    GEMM_SIZE,
     MOE_GEMM_HALF_ROWS,
     W4_COMPUTE,
     W4_DECODE,
@@ -190,6 +192,11 @@ class InstanceSpeed:
         self.mfu = row["prefill_mfu"]
         self.fp4_compute = row["fp4_compute"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
+        # Families with measured GEMM tables: the dense GEMMs' MFU by the size of one GPU's share of a layer.
+        sized = GEMM_SIZE.get(family_of(gpu))
+        self.gemm_mfu = sized[0] if sized else row["prefill_mfu"]
+        layer_params = base / (model.layers * layout.attention_tensor)
+        self.gemm_size_share = layer_params / (layer_params + sized[1]) if sized else 1.0
         tensor = layout.attention_tensor
         self.doublings = doublings(stage_gpus)
         kind = link_kind(gpu, tensor)
@@ -200,6 +207,7 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
+        self.ring_link_share = RING_LINK_SHARE.get(family_of(gpu), 1.0)
         # Messages from this size take the engine's two-stage custom all-reduce (0: never).
         nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
         two_stage = two_stage_all_reduce and nvlinked
@@ -329,7 +337,7 @@ class InstanceSpeed:
         return max(t_compute, t_memory) + t_comm, shared + t_comm
 
     def _gemm_mfu(self, scenario: Scenario) -> float:
-        mfu = self.mfu.at(scenario)
+        mfu = self.gemm_mfu.at(scenario) * self.gemm_size_share
         if self.fp8_gemms:
             mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate, prefill and decode alike
         elif self.precision == "fp4" and self.gpu.tflops.fp4:
@@ -364,7 +372,8 @@ class InstanceSpeed:
             if self.two_stage_from and self.two_stage_from <= message < CUSTOM_ALL_REDUCE_MAX_BYTES:
                 one_shot = 2 * alpha + self.ring_share * message / link  # reduce-scatter, then all-gather
             if self.ring:
-                ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / link
+                ring_link = link * self.ring_link_share
+                ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / ring_link
                 one_shot = min(one_shot, ring)
             seconds += self.all_reduces * one_shot
         if self.all_to_alls:
