@@ -34,6 +34,7 @@ from domain.efficiency import (
 )
 from domain.links import link_gbps, link_kind
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
+from domain.peaks import compute_tflops
 
 Bound = Literal["memory", "compute", "interconnect"]
 WEIGHT_ONLY = ("int4", "fp4")
@@ -66,24 +67,6 @@ class Layout:
     @property
     def nodes(self) -> int:
         return max(1, -(-self.gpus // GPUS_PER_NODE))
-
-
-def compute_tflops(gpu: Gpu, precision: str) -> float | None:
-    """Dense peak for the arithmetic a precision runs in; None when the GPU cannot run it at all."""
-    # Weight-only int4/fp4 computes in 16-bit unless the GPU has FP4 tensor cores; GPUs without BF16 run FP16.
-    t = gpu.tflops
-    half = t.bf16 or t.fp16
-    if precision in ("bf16", "fp16"):
-        return half or t.fp32
-    if precision == "fp32":
-        return t.tf32 or t.fp32
-    if precision == "fp8":
-        return t.fp8
-    if precision == "int8":
-        return t.int8 if half else None
-    if precision == "fp4" and t.fp4:
-        return t.fp4
-    return half  # weight-only int4/fp4: 16-bit tensor cores needed
 
 
 def attention_flops_per_position(model: LlmModel) -> float:
@@ -196,7 +179,8 @@ class InstanceSpeed:
         sized = GEMM_SIZE.get(family_of(gpu))
         self.gemm_mfu = sized[0] if sized else row["prefill_mfu"]
         layer_params = base / (model.layers * layout.attention_tensor)
-        self.gemm_size_share = layer_params / (layer_params + sized[1]) if sized else 1.0
+        # Tiny layers are launch-bound (the per-layer floor sets their time), so the share stops shrinking at 5%.
+        self.gemm_size_share = max(0.05, layer_params / (layer_params + sized[1])) if sized else 1.0
         tensor = layout.attention_tensor
         self.doublings = doublings(stage_gpus)
         kind = link_kind(gpu, tensor)

@@ -26,9 +26,10 @@ from domain.engine_releases import decode_slowdown, diffusion_slowdown, fine_tun
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
+from domain.peaks import compute_tflops
 from domain.performance import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
 from domain.planning.plan import rounded
-from domain.serving import InstanceSpeed, Layout, compute_tflops
+from domain.serving import InstanceSpeed, Layout
 
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 # Diffusion runtimes that compile the denoiser into one graph.

@@ -6,9 +6,9 @@ import math
 
 from domain.catalog import Gpu
 from domain.explain import pricing_name
+from domain.peaks import compute_tflops
 from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
 from domain.pricing import Rental, can_host, rent
-from domain.serving import compute_tflops
 
 
 def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:

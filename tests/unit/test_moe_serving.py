@@ -12,8 +12,9 @@ from domain.catalog import Catalog
 from domain.efficiency import BLOCK_FP8_MOE
 from domain.engine_releases import decode_slowdown
 from domain.memory import experts_touched
+from domain.peaks import compute_tflops
 from domain.planning.accuracy import reproduce
-from domain.serving import InstanceSpeed, Layout, compute_tflops
+from domain.serving import InstanceSpeed, Layout
 from tests.conftest import gpu, llm
 
 

@@ -7,9 +7,9 @@ from datetime import UTC, date, datetime
 from domain.catalog import Catalog
 from domain.estimates import ExchangeRate, Option
 from domain.explain import duration
+from domain.peaks import compute_tflops
 from domain.performance import training_flops_per_token
 from domain.planning import EstimateRequest, estimate
-from domain.serving import compute_tflops
 from domain.workloads import FineTuningWorkload, TrainingWorkload
 from tests.conftest import gpu, llm
 
