@@ -134,7 +134,7 @@ def unique_bodies(count: int, budget: float, offset: int) -> list[bytes]:
     return bodies
 
 
-def scenarios(workdir: Path, args: argparse.Namespace, budget: float, round_index: int = 0) -> list[Scenario]:
+def scenarios(workdir: Path, args: argparse.Namespace, budget: float, round_index: int) -> list[Scenario]:
     """The scenarios of one round; each round's uncached bodies (and their warm-up's) are numbers no round shares."""
     warmup_count = args.uncached_bodies // 4
     first = round_index * (args.uncached_bodies + warmup_count)

@@ -128,6 +128,7 @@ class InstanceSpeed:
         two_stage_all_reduce: bool = False,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
+        self.family = family = family_of(gpu)
         self.engine_speedup = engine_speedup
         self.step_slowdown = step_slowdown  # an old engine release's whole decode step (reproductions only)
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
@@ -164,19 +165,19 @@ class InstanceSpeed:
         self.routed_flops = self.expert_flops * (model.moe.experts_per_token if model.moe else 0)  # per token
         # Block-scaled FP8 checkpoints (HF quant_method fp8) run their routed experts slower than per-tensor FP8.
         block_fp8 = precision == "fp8" and model.native_precision == "fp8" and model.moe is not None
-        self.block_fp8_moe = BLOCK_FP8_MOE.get(family_of(gpu)) if block_fp8 else None
+        self.block_fp8_moe = BLOCK_FP8_MOE.get(family) if block_fp8 else None
         # Weight-only 4-bit GEMMs computing in 16-bit (no FP4 tensor cores) dequantise as they go.
         self.w4_compute = precision in WEIGHT_ONLY and not (precision == "fp4" and gpu.tflops.fp4)
         self.fp8_gemms = precision in ("fp8", "int8") or self.w4a8
         self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
-        row = EFFICIENCY[family_of(gpu)]
+        row = EFFICIENCY[family]
         self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
         self.fp8_decode = row["fp8_decode"]
         self.mfu = row["prefill_mfu"]
         self.fp4_compute = row["fp4_compute"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
         # Families with measured GEMM tables: the dense GEMMs' MFU by the size of one GPU's share of a layer.
-        sized = GEMM_SIZE.get(family_of(gpu))
+        sized = GEMM_SIZE.get(family)
         self.gemm_mfu = sized[0] if sized else row["prefill_mfu"]
         layer_params = base / (model.layers * layout.attention_tensor)
         # Tiny layers are launch-bound (the per-layer floor sets their time), so the share stops shrinking at 5%.
@@ -191,7 +192,7 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
-        self.ring_link_share = RING_LINK_SHARE.get(family_of(gpu), 1.0)
+        self.ring_link_share = RING_LINK_SHARE.get(family, 1.0)
         # Messages from this size take the engine's two-stage custom all-reduce (0: never).
         nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
         two_stage = two_stage_all_reduce and nvlinked
@@ -305,7 +306,7 @@ class InstanceSpeed:
             flops -= 2.0 * model.layers * tokens * (mla.block_params(model) + tokens * d_attn)
             heads = model.attention_heads / self.layout.attention_tensor
             bits = 8 if self.fp8_gemms else mla.gemm_bits(self.precision, bool(self.gpu.tflops.fp4))
-            speed = mla.prefill_speed(family_of(self.gpu), bits, heads, scenario)
+            speed = mla.prefill_speed(self.family, bits, heads, scenario)
             mla_rate = self.attention_peak_flops * self.mfu.at(scenario) * speed if speed else rate
             mla_flops *= rate / mla_rate  # in GEMM-rate FLOP-equivalents
         flops += mla_flops

@@ -28,13 +28,14 @@ def refused_data(error: BaseException) -> bool:
     return isinstance(error, StatementError)
 
 
-def _to_json(value: Any) -> str:
+def to_json(value: Any) -> str:
+    """A document as the JSON text the engines store."""
     # msgspec is several times faster than json.dumps on large documents and passes msgspec.Raw through as is.
     return _json_encoder.encode(value).decode()
 
 
 _json_encoder = msgspec.json.Encoder()
-_JSON = {"json_serializer": _to_json, "json_deserializer": msgspec.json.decode}
+_JSON = {"json_serializer": to_json, "json_deserializer": msgspec.json.decode}
 
 
 def create_engine(database_url: str, *, connect_timeout_s: float = 5.0) -> AsyncEngine:
