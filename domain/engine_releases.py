@@ -14,8 +14,12 @@ from domain.catalog import LlmModel
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
 # whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
-# training step of adapters (LoRA) on a dense model split by tensor parallelism.
-Applies = Literal["gqa_decode_attention", "diffusion_attention", "w4_moe_decode", "tp_dense_lora_step"]
+# training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
+# latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
+# cost host time.
+Applies = Literal[
+    "gqa_decode_attention", "diffusion_attention", "w4_moe_decode", "tp_dense_lora_step", "eager_mla_decode"
+]
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,8 @@ class Release:
     # next; past `up_to_batch` the release changes nothing.
     by_batch: tuple[tuple[int, float], ...] = ()
     up_to_batch: int = 0
+    # Host time each layer adds to a decode step (eager runs); such a release's `factor` is 1.
+    layer_host_us: float = 0.0
 
     def factor_at(self, batch: int) -> float:
         """The slowdown at `batch` sequences in flight."""
@@ -56,6 +62,16 @@ class Release:
         # No version, or one that is not a number (a branch name): the date tells.
         return self.since_date is not None and measured < self.since_date
 
+
+# Eager PyTorch decoding of a DeepSeek-architecture model is bound by the host launching each layer's kernels: with
+# CUDA graphs SGLang's batch-1 step of DeepSeek-Coder-V2-Lite (27 MLA layers, 26 of them MoE) took 6.22 ms and was
+# 4x faster than without, so eager launches cost (4 - 1) x 6.22 ms / 27 layers, about 690 us a layer.
+EAGER_MLA_LAYER_HOST_US = 3 * 6220 / 27
+EAGER_SOURCE = "https://github.com/sgl-project/sglang/pull/1401"
+EAGER_QUOTE = (
+    "## DeepSeek-Coder-V2-Lite (4x faster) ... # triton w/ cuda graph # Decode.  median latency: 0.00622 s, median "
+    "throughput:    160.82 token/s"
+)
 
 RELEASES: tuple[Release, ...] = (
     Release(
@@ -144,6 +160,19 @@ RELEASES: tuple[Release, ...] = (
         "| 4096 | 2 | 1 | 1 | - | 1 | 4 | TE + triton + fsdp2_prefetch | 15.00 | 316 | 1091.85 |",
         since_date=date(2026, 4, 10),
     ),
+    Release(
+        engine="trtllm",
+        since=(1, 0),
+        change="PyTorch backend: CUDA graphs for decoding on by default (NVIDIA/TensorRT-LLM#5480, merged July 2025; "
+        "before it PyTorchConfig had use_cuda_graph: bool = False, and trtllm-serve without an extra options file "
+        "decoded eagerly)",
+        applies="eager_mla_decode",
+        factor=1.0,
+        layer_host_us=EAGER_MLA_LAYER_HOST_US,
+        source=EAGER_SOURCE,
+        quote=EAGER_QUOTE,
+        since_date=date(2025, 7, 1),
+    ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
 MANY_EXPERTS = 60
@@ -199,3 +228,15 @@ def fine_tuning_slowdown(model: LlmModel, method: str, tensor: int, engine: str,
     if method not in ("lora", "qlora") or model.moe is not None or tensor <= 1:
         return 1.0
     return _slowdown("tp_dense_lora_step", engine, version, measured)
+
+
+def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date) -> float:
+    """Host time a release without today's CUDA graphs adds to each decode step of `engine` at `version`."""
+    if model.attention != "mla":
+        return 0.0
+    layer_us = sum(
+        release.layer_host_us
+        for release in RELEASES
+        if release.applies == "eager_mla_decode" and release.lacks(engine, version, measured)
+    )
+    return model.layers * layer_us * 1e-6

@@ -126,11 +126,13 @@ class InstanceSpeed:
         kv_read_slowdown: float = 1.0,
         step_slowdown: float = 1.0,
         two_stage_all_reduce: bool = False,
+        step_host_s: float = 0.0,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.family = family = family_of(gpu)
         self.engine_speedup = engine_speedup
         self.step_slowdown = step_slowdown  # an old engine release's whole decode step (reproductions only)
+        self.step_host_s = step_host_s  # host time an old release's eager decode step adds (reproductions only)
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
         self.gpus = layout.gpus
         pipeline = layout.pipeline
@@ -280,7 +282,7 @@ class InstanceSpeed:
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
         stage = t_gemm + t_attention + t_comm + self.layers * floor * 1e-6
         seconds = layout.pipeline * stage + (layout.pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
-        seconds *= self.step_slowdown
+        seconds = seconds * self.step_slowdown + self.step_host_s
         if t_comm > t_gemm + t_attention:
             return seconds, "interconnect"
         return seconds, "memory" if t_memory >= t_compute else "compute"

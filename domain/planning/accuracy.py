@@ -22,7 +22,13 @@ from domain.efficiency import (
     Scenario,
     family_of,
 )
-from domain.engine_releases import decode_slowdown, diffusion_slowdown, fine_tuning_slowdown, kv_read_slowdown
+from domain.engine_releases import (
+    decode_host_seconds,
+    decode_slowdown,
+    diffusion_slowdown,
+    fine_tuning_slowdown,
+    kv_read_slowdown,
+)
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
@@ -137,6 +143,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         kv_read_slowdown(model, point.engine, point.engine_version, point.date),
         decode_slowdown(model, point.precision, point.engine, point.engine_version, point.date, batch),
         two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
+        step_host_s=decode_host_seconds(model, point.engine, point.engine_version, point.date),
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s
