@@ -16,9 +16,15 @@ from domain.catalog import LlmModel
 # whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
 # training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
 # latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
-# cost host time.
+# cost host time; a diffusion pipeline's denoising step run without a CUDA graph, whose launches likewise cost host
+# time once per step.
 Applies = Literal[
-    "gqa_decode_attention", "diffusion_attention", "w4_moe_decode", "tp_dense_lora_step", "eager_mla_decode"
+    "gqa_decode_attention",
+    "diffusion_attention",
+    "w4_moe_decode",
+    "tp_dense_lora_step",
+    "eager_mla_decode",
+    "eager_diffusion_step",
 ]
 
 
@@ -42,6 +48,8 @@ class Release:
     up_to_batch: int = 0
     # Host time each layer adds to a decode step (eager runs); such a release's `factor` is 1.
     layer_host_us: float = 0.0
+    # Host time each denoising step adds to a diffusion pipeline (one denoiser call per step, whatever the batch).
+    step_host_ms: float = 0.0
 
     def factor_at(self, batch: int) -> float:
         """The slowdown at `batch` sequences in flight."""
@@ -72,6 +80,10 @@ EAGER_QUOTE = (
     "## DeepSeek-Coder-V2-Lite (4x faster) ... # triton w/ cuda graph # Decode.  median latency: 0.00622 s, median "
     "throughput:    160.82 token/s"
 )
+
+# ONNX Runtime's Stable Diffusion benchmark timed its CUDA pipeline with and without a CUDA graph on the same
+# A100-PCIE-80GB, release and batch 1: 1.11 s vs 1.04 s over 50 steps, 1.4 ms of launches per denoising step.
+EAGER_DIFFUSION_STEP_HOST_MS = (1.11 - 1.04) / 50 * 1e3
 
 RELEASES: tuple[Release, ...] = (
     Release(
@@ -173,6 +185,21 @@ RELEASES: tuple[Release, ...] = (
         quote=EAGER_QUOTE,
         since_date=date(2025, 7, 1),
     ),
+    Release(
+        engine="onnxruntime",
+        since=(1, 16),
+        change="CUDA graph for the Stable Diffusion CUDA pipeline (OnnxruntimeCudaStableDiffusionPipeline, I/O "
+        "bound to GPU buffers); before it diffusers' OnnxStableDiffusionPipeline ran each step from numpy",
+        applies="eager_diffusion_step",
+        factor=1.0,
+        step_host_ms=EAGER_DIFFUSION_STEP_HOST_MS,
+        source="https://github.com/microsoft/onnxruntime/blob/b1954fabd2ec6c699c7b669423d23f8bc805cfff/onnxruntime/"
+        "python/tools/transformers/models/stable_diffusion/README.md",
+        quote="Results of A100-PCIE-80GB ... | onnxruntime | 1.16.0 nightly | cuda | 1 | 1.11 | 4,760 | 5,144 | "
+        "| onnxruntime | 1.16.0 nightly | cuda (cuda graph) | 1 | 1.04 | 5,230 | 5,390 |",
+        # onnxruntime 1.16.0 was released on 20 September 2023.
+        since_date=date(2023, 9, 20),
+    ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
 MANY_EXPERTS = 60
@@ -210,6 +237,16 @@ def kv_read_slowdown(model: LlmModel, engine: str, version: str, measured: date)
 def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
     """How many times longer than today's release a run of `engine` at `version` takes per image."""
     return _slowdown("diffusion_attention", engine, version, measured)
+
+
+def diffusion_step_host_seconds(engine: str, version: str, measured: date) -> float:
+    """Host time a release without a CUDA-graphed denoising step adds to each step of `engine` at `version`."""
+    ms = sum(
+        release.step_host_ms
+        for release in RELEASES
+        if release.applies == "eager_diffusion_step" and release.lacks(engine, version, measured)
+    )
+    return ms * 1e-3
 
 
 def decode_slowdown(model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int) -> float:

@@ -26,6 +26,7 @@ from domain.engine_releases import (
     decode_host_seconds,
     decode_slowdown,
     diffusion_slowdown,
+    diffusion_step_host_seconds,
     fine_tuning_slowdown,
     kv_read_slowdown,
 )
@@ -213,6 +214,8 @@ def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: 
         speedup=COMPILED_SPEEDUP.get(point.engine, COMPILED_DIFFUSION),
     )
     seconds *= diffusion_slowdown(point.engine, point.engine_version, point.date)
+    # One denoiser call per step serves the whole batch, so its host time is shared by the batch's images.
+    seconds += steps * diffusion_step_host_seconds(point.engine, point.engine_version, point.date) / max(1, point.batch)
     if point.metric == "seconds_per_image":
         return seconds
     if point.metric == "images_per_hour":

@@ -21,7 +21,7 @@ MAX_MEDIAN_ERROR = 0.076
 MAX_HOPPER_INFERENCE_MEDIAN = 0.082
 # The worst |error| any point reaches, and how many points are beyond the 30%.
 MAX_POINT_ERROR = 2.3
-MAX_POINTS_OVER_30_PCT = 4
+MAX_POINTS_OVER_30_PCT = 3
 
 
 def test_points_are_distinct_and_sourced() -> None:
