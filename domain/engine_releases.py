@@ -11,14 +11,20 @@ from datetime import date
 from typing import Literal
 
 from domain.catalog import LlmModel
+from domain.mla import absorbed_decode_params
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
 # whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
 # training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
 # latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
-# cost host time.
+# cost host time; the weights the decode step of a multi-head latent attention model reads.
 Applies = Literal[
-    "gqa_decode_attention", "diffusion_attention", "w4_moe_decode", "tp_dense_lora_step", "eager_mla_decode"
+    "gqa_decode_attention",
+    "diffusion_attention",
+    "w4_moe_decode",
+    "tp_dense_lora_step",
+    "eager_mla_decode",
+    "absorbed_mla_decode",
 ]
 
 
@@ -173,6 +179,25 @@ RELEASES: tuple[Release, ...] = (
         quote=EAGER_QUOTE,
         since_date=date(2025, 7, 1),
     ),
+    Release(
+        engine="vllm",
+        since=(0, 8),
+        change="MLA decode without materialised absorbed weights (vllm-project/vllm#14770, merged 2025-03-14, first "
+        "in 0.8.0); before it V0 decoded with W_UK absorbed into the query projection and W_UV into o_proj, "
+        "products of heads x KV latent held beside the checkpoint's weights and read every step",
+        applies="absorbed_mla_decode",
+        factor=1.0,
+        # v0.7.3 (ed6e907, 2025-02-20): VLLM_MLA_PERFORM_MATRIX_ABSORPTION defaults to 1 (vllm/envs.py). For
+        # DeepSeek-V3 the two products are 1536 x 128 x 512 and 128 x 512 x 7168 parameters a layer, against 172 M
+        # for the q_b_proj, kv_b_proj and o_proj they stand in for: an AWQ checkpoint's decode read over ten times its
+        # attention bytes, and the products' FLOPs.
+        source="https://github.com/vllm-project/vllm/blob/ed6e9075d31e32c8548b480a47d1ffb77da1f54c/vllm/attention/"
+        "backends/mla/utils.py",
+        quote="* We can precompute the product of W_UQ and W_UK into W_UQ_UK (Lq, N, Lkv), which is possible due to "
+        "QK^T operation in attention. * We can precompute the product of W_UV and W_O into W_UV_O (N, Lkv, H), which "
+        'is possible due to V@O as the "epilogue" of attention ... self.W_Q_UK = W_Q_UK.to(act_dtype) ... '
+        "self.W_UV_O = W_UV_O.to(act_dtype)",
+    ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
 MANY_EXPERTS = 60
@@ -228,6 +253,19 @@ def fine_tuning_slowdown(model: LlmModel, method: str, tensor: int, engine: str,
     if method not in ("lora", "qlora") or model.moe is not None or tensor <= 1:
         return 1.0
     return _slowdown("tp_dense_lora_step", engine, version, measured)
+
+
+def absorbed_decode(
+    model: LlmModel, precision: str, bytes_per_param: float, engine: str, version: str, measured: date
+) -> tuple[float, float]:
+    """(weight bytes, parameters) of all layers a decode step of `engine` at `version` read beyond today's release."""
+    if not any(r.applies == "absorbed_mla_decode" and r.lacks(engine, version, measured) for r in RELEASES):
+        return 0.0, 0.0
+    absorbed, rope, replaced = absorbed_decode_params(model)
+    # FP8 checkpoints requantised the products to FP8; every other precision held them in the activations' 16 bits.
+    absorbed_bytes = 1.0 if precision == "fp8" else 2.0
+    extra = absorbed * absorbed_bytes + rope * 2.0 - replaced * bytes_per_param
+    return model.layers * extra, model.layers * (absorbed + rope - replaced)
 
 
 def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date) -> float:

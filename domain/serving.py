@@ -127,6 +127,7 @@ class InstanceSpeed:
         step_slowdown: float = 1.0,
         two_stage_all_reduce: bool = False,
         step_host_s: float = 0.0,
+        step_extra: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.family = family = family_of(gpu)
@@ -144,6 +145,8 @@ class InstanceSpeed:
         # Bytes one GPU of a stage reads per step: always-read weights split by the attention group, experts by the
         # whole stage.
         self.base_bytes = base * bpp / (layout.attention_tensor * pipeline)
+        # Weights an old release's decode read beyond the checkpoint's, split like attention (reproductions only).
+        self.base_bytes += step_extra[0] / (layout.attention_tensor * pipeline)
         self.expert_bytes = per_expert * bpp / (stage_gpus * pipeline)
         self.all_weight_bytes = model.params_b * 1e9 * bpp
         # An engine release without today's decode-attention kernel reads the cache as if it were larger.
@@ -163,6 +166,7 @@ class InstanceSpeed:
         self.attention_peak_flops = (compute_tflops(gpu, "bf16") or peak) * 1e12
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.decode_extra_flops = 2.0 * step_extra[1]  # per decoded token through an old release's extra weights
         self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
         self.routed_flops = self.expert_flops * (model.moe.experts_per_token if model.moe else 0)  # per token
         # Block-scaled FP8 checkpoints (HF quant_method fp8) run their routed experts slower than per-tensor FP8.
@@ -271,7 +275,9 @@ class InstanceSpeed:
         attention_rate = self.attention_peak_flops * self.mfu.at(scenario)
         # The GEMMs and the attention are separate kernels run one after the other: each is bound by its own
         # roofline (weights vs GEMM FLOPs, KV cache vs attention FLOPs), and their times add.
-        gemm_flops = (self.active_flops * batch + self._expert_rows(touched, scenario, batch)) / self.gpus
+        gemm_flops = (
+            (self.active_flops + self.decode_extra_flops) * batch + self._expert_rows(touched, scenario, batch)
+        ) / self.gpus
         attention_flops = self.attention_flops * batch / self.gpus
         t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)

@@ -23,6 +23,7 @@ from domain.efficiency import (
     family_of,
 )
 from domain.engine_releases import (
+    absorbed_decode,
     decode_host_seconds,
     decode_slowdown,
     diffusion_slowdown,
@@ -31,7 +32,7 @@ from domain.engine_releases import (
 )
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
-from domain.memory import InstanceShape, usable_memory_bytes
+from domain.memory import BYTES_PER_PARAM, InstanceShape, usable_memory_bytes
 from domain.peaks import compute_tflops
 from domain.performance import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
 from domain.planning.plan import rounded
@@ -144,6 +145,9 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         decode_slowdown(model, point.precision, point.engine, point.engine_version, point.date, batch),
         two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
         step_host_s=decode_host_seconds(model, point.engine, point.engine_version, point.date),
+        step_extra=absorbed_decode(
+            model, point.precision, BYTES_PER_PARAM[point.precision], point.engine, point.engine_version, point.date
+        ),
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s
