@@ -11,13 +11,15 @@ from datetime import date
 from typing import Literal
 
 from domain.catalog import LlmModel
+from domain.memory import BYTES_PER_PARAM
+from domain.mla import absorbed_decode_params
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
 # whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
 # training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
 # latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
 # cost host time; a diffusion pipeline's denoising step run without a CUDA graph, whose launches likewise cost host
-# time once per step.
+# time once per step; the weights the decode step of a multi-head latent attention model reads.
 Applies = Literal[
     "gqa_decode_attention",
     "diffusion_attention",
@@ -25,6 +27,7 @@ Applies = Literal[
     "tp_dense_lora_step",
     "eager_mla_decode",
     "eager_diffusion_step",
+    "absorbed_mla_decode",
 ]
 
 
@@ -46,10 +49,9 @@ class Release:
     # next; past `up_to_batch` the release changes nothing.
     by_batch: tuple[tuple[int, float], ...] = ()
     up_to_batch: int = 0
-    # Host time each layer adds to a decode step (eager runs); such a release's `factor` is 1.
-    layer_host_us: float = 0.0
-    # Host time each denoising step adds to a diffusion pipeline (one denoiser call per step, whatever the batch).
-    step_host_ms: float = 0.0
+    # Host time an eager run adds (such a release's `factor` is 1): per layer of a decode step (eager_mla_decode),
+    # per denoising step of a diffusion pipeline, one denoiser call whatever the batch (eager_diffusion_step).
+    host_us: float = 0.0
 
     def factor_at(self, batch: int) -> float:
         """The slowdown at `batch` sequences in flight."""
@@ -83,7 +85,7 @@ EAGER_QUOTE = (
 
 # ONNX Runtime's Stable Diffusion benchmark timed its CUDA pipeline with and without a CUDA graph on the same
 # A100-PCIE-80GB, release and batch 1: 1.11 s vs 1.04 s over 50 steps, 1.4 ms of launches per denoising step.
-EAGER_DIFFUSION_STEP_HOST_MS = (1.11 - 1.04) / 50 * 1e3
+EAGER_DIFFUSION_STEP_HOST_US = (1.11 - 1.04) / 50 * 1e6
 
 RELEASES: tuple[Release, ...] = (
     Release(
@@ -180,7 +182,7 @@ RELEASES: tuple[Release, ...] = (
         "decoded eagerly)",
         applies="eager_mla_decode",
         factor=1.0,
-        layer_host_us=EAGER_MLA_LAYER_HOST_US,
+        host_us=EAGER_MLA_LAYER_HOST_US,
         source=EAGER_SOURCE,
         quote=EAGER_QUOTE,
         since_date=date(2025, 7, 1),
@@ -192,13 +194,32 @@ RELEASES: tuple[Release, ...] = (
         "bound to GPU buffers); before it diffusers' OnnxStableDiffusionPipeline ran each step from numpy",
         applies="eager_diffusion_step",
         factor=1.0,
-        step_host_ms=EAGER_DIFFUSION_STEP_HOST_MS,
+        host_us=EAGER_DIFFUSION_STEP_HOST_US,
         source="https://github.com/microsoft/onnxruntime/blob/b1954fabd2ec6c699c7b669423d23f8bc805cfff/onnxruntime/"
         "python/tools/transformers/models/stable_diffusion/README.md",
         quote="Results of A100-PCIE-80GB ... | onnxruntime | 1.16.0 nightly | cuda | 1 | 1.11 | 4,760 | 5,144 | "
         "| onnxruntime | 1.16.0 nightly | cuda (cuda graph) | 1 | 1.04 | 5,230 | 5,390 |",
         # onnxruntime 1.16.0 was released on 20 September 2023.
         since_date=date(2023, 9, 20),
+    ),
+    Release(
+        engine="vllm",
+        since=(0, 8),
+        change="MLA decode without materialised absorbed weights (vllm-project/vllm#14770, merged 2025-03-14, first "
+        "in 0.8.0); before it V0 decoded with W_UK absorbed into the query projection and W_UV into o_proj, "
+        "products of heads x KV latent held beside the checkpoint's weights and read every step",
+        applies="absorbed_mla_decode",
+        factor=1.0,
+        # v0.7.3 (ed6e907, 2025-02-20): VLLM_MLA_PERFORM_MATRIX_ABSORPTION defaults to 1 (vllm/envs.py). For
+        # DeepSeek-V3 the two products are 1536 x 128 x 512 and 128 x 512 x 7168 parameters a layer, against 172 M
+        # for the q_b_proj, kv_b_proj and o_proj they stand in for: an AWQ checkpoint's decode read over ten times its
+        # attention bytes, and the products' FLOPs.
+        source="https://github.com/vllm-project/vllm/blob/ed6e9075d31e32c8548b480a47d1ffb77da1f54c/vllm/attention/"
+        "backends/mla/utils.py",
+        quote="* We can precompute the product of W_UQ and W_UK into W_UQ_UK (Lq, N, Lkv), which is possible due to "
+        "QK^T operation in attention. * We can precompute the product of W_UV and W_O into W_UV_O (N, Lkv, H), which "
+        'is possible due to V@O as the "epilogue" of attention ... self.W_Q_UK = W_Q_UK.to(act_dtype) ... '
+        "self.W_UV_O = W_UV_O.to(act_dtype)",
     ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
@@ -239,14 +260,13 @@ def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
     return _slowdown("diffusion_attention", engine, version, measured)
 
 
+def _host_seconds(applies: Applies, engine: str, version: str, measured: date) -> float:
+    return 1e-6 * sum(r.host_us for r in RELEASES if r.applies == applies and r.lacks(engine, version, measured))
+
+
 def diffusion_step_host_seconds(engine: str, version: str, measured: date) -> float:
     """Host time a release without a CUDA-graphed denoising step adds to each step of `engine` at `version`."""
-    ms = sum(
-        release.step_host_ms
-        for release in RELEASES
-        if release.applies == "eager_diffusion_step" and release.lacks(engine, version, measured)
-    )
-    return ms * 1e-3
+    return _host_seconds("eager_diffusion_step", engine, version, measured)
 
 
 def decode_slowdown(model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int) -> float:
@@ -267,13 +287,47 @@ def fine_tuning_slowdown(model: LlmModel, method: str, tensor: int, engine: str,
     return _slowdown("tp_dense_lora_step", engine, version, measured)
 
 
+def absorbed_decode(model: LlmModel, precision: str, engine: str, version: str, measured: date) -> tuple[float, float]:
+    """(weight bytes, parameters) of all layers a decode step of `engine` at `version` read beyond today's release."""
+    if not any(r.applies == "absorbed_mla_decode" and r.lacks(engine, version, measured) for r in RELEASES):
+        return 0.0, 0.0
+    absorbed, rope, replaced = absorbed_decode_params(model)
+    # FP8 checkpoints requantised the products to FP8; every other precision held them in the activations' 16 bits.
+    absorbed_bytes = 1.0 if precision == "fp8" else 2.0
+    extra = absorbed * absorbed_bytes + rope * 2.0 - replaced * BYTES_PER_PARAM[precision]
+    return model.layers * extra, model.layers * (absorbed + rope - replaced)
+
+
 def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date) -> float:
     """Host time a release without today's CUDA graphs adds to each decode step of `engine` at `version`."""
     if model.attention != "mla":
         return 0.0
-    layer_us = sum(
-        release.layer_host_us
-        for release in RELEASES
-        if release.applies == "eager_mla_decode" and release.lacks(engine, version, measured)
+    return model.layers * _host_seconds("eager_mla_decode", engine, version, measured)
+
+
+@dataclass(frozen=True)
+class DecodeEffects:
+    """What an old release changes in a decode step; the defaults are today's engines."""
+
+    kv_read: float = 1.0  # the KV cache is read as if this many times larger
+    step: float = 1.0  # the whole step takes this many times longer
+    host_s: float = 0.0  # host time added to each step
+    extra_bytes: float = 0.0  # weight bytes of all layers read beyond the checkpoint's
+    extra_params: float = 0.0  # and the parameters they hold
+
+
+TODAY = DecodeEffects()
+
+
+def decode_effects(
+    model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int
+) -> DecodeEffects:
+    """Everything `engine` at `version` lacked in a decode step of `batch` sequences, against today's release."""
+    extra_bytes, extra_params = absorbed_decode(model, precision, engine, version, measured)
+    return DecodeEffects(
+        kv_read=kv_read_slowdown(model, engine, version, measured),
+        step=decode_slowdown(model, precision, engine, version, measured, batch),
+        host_s=decode_host_seconds(model, engine, version, measured),
+        extra_bytes=extra_bytes,
+        extra_params=extra_params,
     )
-    return model.layers * layer_us * 1e-6

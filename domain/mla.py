@@ -104,3 +104,19 @@ def prefill_flops(model: LlmModel, tokens: float, tensor: int) -> float:
     projections = 2.0 * tokens * (block_params(model) + (tensor - 1) * replicated_params(model))
     scores = 2.0 * tokens * tokens * model.attention_heads * model.head_dim
     return model.layers * (projections + scores)
+
+
+def absorbed_decode_params(model: LlmModel) -> tuple[float, float, float]:
+    """(absorbed products, rope query slice, projections they replace): one layer's MLA decode in vLLM V0 before 0.8."""
+    # Decode then read W_Q_UK (q latent -> heads x KV latent) and W_UV_O (heads x KV latent -> hidden), built from the
+    # checkpoint at load, and the query's rope slice, in place of q_b_proj, kv_b_proj and o_proj.
+    mla = model.mla
+    if mla is None:
+        return 0.0, 0.0, 0.0
+    heads, latent = model.attention_heads, mla.kv_lora_rank
+    query_in = mla.q_lora_rank or model.hidden_size
+    absorbed = query_in * heads * latent + heads * latent * model.hidden_size
+    rope = query_in * heads * mla.qk_rope_head_dim
+    _, split = _query_params(model, mla)
+    up = latent * heads * (mla.qk_nope_head_dim + mla.v_head_dim) + heads * mla.v_head_dim * model.hidden_size
+    return float(absorbed), float(rope), split + up

@@ -32,6 +32,7 @@ from domain.efficiency import (
     doublings,
     family_of,
 )
+from domain.engine_releases import TODAY, DecodeEffects
 from domain.links import link_gbps, link_kind
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.peaks import compute_tflops
@@ -123,16 +124,13 @@ class InstanceSpeed:
         input_tokens: int,
         output_tokens: int,
         engine_speedup: float = 1.0,
-        kv_read_slowdown: float = 1.0,
-        step_slowdown: float = 1.0,
         two_stage_all_reduce: bool = False,
-        step_host_s: float = 0.0,
+        release: DecodeEffects = TODAY,
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.family = family = family_of(gpu)
         self.engine_speedup = engine_speedup
-        self.step_slowdown = step_slowdown  # an old engine release's whole decode step (reproductions only)
-        self.step_host_s = step_host_s  # host time an old release's eager decode step adds (reproductions only)
+        self.release = release  # what an old engine release lacked (reproductions only)
         self.input_tokens, self.output_tokens = input_tokens, output_tokens
         self.gpus = layout.gpus
         pipeline = layout.pipeline
@@ -144,10 +142,12 @@ class InstanceSpeed:
         # Bytes one GPU of a stage reads per step: always-read weights split by the attention group, experts by the
         # whole stage.
         self.base_bytes = base * bpp / (layout.attention_tensor * pipeline)
+        # Weights an old release's decode read beyond the checkpoint's, split like attention (reproductions only).
+        self.base_bytes += release.extra_bytes / (layout.attention_tensor * pipeline)
         self.expert_bytes = per_expert * bpp / (stage_gpus * pipeline)
         self.all_weight_bytes = model.params_b * 1e9 * bpp
         # An engine release without today's decode-attention kernel reads the cache as if it were larger.
-        self.kv_bytes_per_sequence = kv_read_slowdown * kv_bytes_per_sequence(
+        self.kv_bytes_per_sequence = release.kv_read * kv_bytes_per_sequence(
             model, kv_precision, context, layout.attention_tensor, pipeline
         )
         self.bandwidth = gpu.memory_bandwidth_gbps * 1e9
@@ -163,6 +163,7 @@ class InstanceSpeed:
         self.attention_peak_flops = (compute_tflops(gpu, "bf16") or peak) * 1e12
         self.stage_gpus = stage_gpus
         self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.decode_extra_flops = 2.0 * release.extra_params  # per decoded token through those extra weights
         self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
         self.routed_flops = self.expert_flops * (model.moe.experts_per_token if model.moe else 0)  # per token
         # Block-scaled FP8 checkpoints (HF quant_method fp8) run their routed experts slower than per-tensor FP8.
@@ -271,7 +272,9 @@ class InstanceSpeed:
         attention_rate = self.attention_peak_flops * self.mfu.at(scenario)
         # The GEMMs and the attention are separate kernels run one after the other: each is bound by its own
         # roofline (weights vs GEMM FLOPs, KV cache vs attention FLOPs), and their times add.
-        gemm_flops = (self.active_flops * batch + self._expert_rows(touched, scenario, batch)) / self.gpus
+        gemm_flops = (
+            (self.active_flops + self.decode_extra_flops) * batch + self._expert_rows(touched, scenario, batch)
+        ) / self.gpus
         attention_flops = self.attention_flops * batch / self.gpus
         t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
@@ -282,7 +285,7 @@ class InstanceSpeed:
         floor = self.floor_us.at(scenario) * (1 + FLOOR_GROWTH_PER_DOUBLING.at(scenario) * self.doublings)
         stage = t_gemm + t_attention + t_comm + self.layers * floor * 1e-6
         seconds = layout.pipeline * stage + (layout.pipeline - 1) * INTER_NODE_HOP_US.at(scenario) * 1e-6
-        seconds = seconds * self.step_slowdown + self.step_host_s
+        seconds = seconds * self.release.step + self.release.host_s
         if t_comm > t_gemm + t_attention:
             return seconds, "interconnect"
         return seconds, "memory" if t_memory >= t_compute else "compute"

@@ -23,12 +23,10 @@ from domain.efficiency import (
     family_of,
 )
 from domain.engine_releases import (
-    decode_host_seconds,
-    decode_slowdown,
+    decode_effects,
     diffusion_slowdown,
     diffusion_step_host_seconds,
     fine_tuning_slowdown,
-    kv_read_slowdown,
 )
 from domain.engines import ENGINES
 from domain.estimates import PerformanceEstimate, Range
@@ -141,10 +139,8 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         point.input_tokens,
         max(1, point.output_tokens),
         engine.decode_speedup if engine else 1.0,
-        kv_read_slowdown(model, point.engine, point.engine_version, point.date),
-        decode_slowdown(model, point.precision, point.engine, point.engine_version, point.date, batch),
         two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
-        step_host_s=decode_host_seconds(model, point.engine, point.engine_version, point.date),
+        release=decode_effects(model, point.precision, point.engine, point.engine_version, point.date, batch),
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s

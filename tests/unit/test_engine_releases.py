@@ -36,8 +36,9 @@ def test_versions_parse_with_suffixes() -> None:
 def test_every_release_carries_its_source_and_figure() -> None:
     for release in RELEASES:
         assert release.source.startswith("https://"), release
-        # A release slows a step by a factor or adds host time to it.
-        assert (release.factor > 1 or release.layer_host_us > 0 or release.step_host_ms > 0) and release.quote, release
+        # A release slows a step by a factor, adds host time to it or adds the weights it reads.
+        effect = release.factor > 1 or release.host_us > 0 or release.applies == "absorbed_mla_decode"
+        assert effect and release.quote, release
 
 
 def test_trtllm_before_xqa_reads_a_grouped_cache_slower(reference: Catalog) -> None:
