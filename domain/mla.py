@@ -120,3 +120,13 @@ def absorbed_decode_params(model: LlmModel) -> tuple[float, float, float]:
     _, split = _query_params(model, mla)
     up = latent * heads * (mla.qk_nope_head_dim + mla.v_head_dim) + heads * mla.v_head_dim * model.hidden_size
     return float(absorbed), float(rope), split + up
+
+
+def attention_flops_per_position(model: LlmModel) -> float:
+    """FLOPs per token, per layer, per position of context (QK^T and AV); MLA with the latent absorbed."""
+    if model.mla is not None:
+        latent = model.mla.kv_lora_rank
+        return (
+            2.0 * model.attention_heads * (latent + model.mla.qk_rope_head_dim) + 2.0 * model.attention_heads * latent
+        )
+    return 4.0 * model.attention_heads * model.head_dim

@@ -33,6 +33,7 @@ from domain.efficiency import (
     family_of,
 )
 from domain.engine_releases import TODAY, DecodeEffects
+from domain.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
 from domain.links import link_gbps, link_kind
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.peaks import compute_tflops
@@ -68,16 +69,6 @@ class Layout:
     @property
     def nodes(self) -> int:
         return max(1, -(-self.gpus // GPUS_PER_NODE))
-
-
-def attention_flops_per_position(model: LlmModel) -> float:
-    """FLOPs per token, per layer, per position of context (QK^T and AV); MLA with the latent absorbed."""
-    if model.mla is not None:
-        latent = model.mla.kv_lora_rank
-        return (
-            2.0 * model.attention_heads * (latent + model.mla.qk_rope_head_dim) + 2.0 * model.attention_heads * latent
-        )
-    return 4.0 * model.attention_heads * model.head_dim
 
 
 def _moe_share(model: LlmModel) -> float:
@@ -126,6 +117,7 @@ class InstanceSpeed:
         engine_speedup: float = 1.0,
         two_stage_all_reduce: bool = False,
         release: DecodeEffects = TODAY,
+        engine: str = "",
     ) -> None:
         self.model, self.gpu, self.precision, self.layout = model, gpu, precision, layout
         self.family = family = family_of(gpu)
@@ -172,10 +164,14 @@ class InstanceSpeed:
         # Weight-only 4-bit GEMMs computing in 16-bit (no FP4 tensor cores) dequantise as they go.
         self.w4_compute = precision in WEIGHT_ONLY and not (precision == "fp4" and gpu.tflops.fp4)
         self.fp8_gemms = precision in ("fp8", "int8") or self.w4a8
-        self.attention_flops = attention_flops_per_position(model) * context * model.layers  # per decoded token
+        self.attention_flops = mla.attention_flops_per_position(model) * context * model.layers  # per decoded token
         row = EFFICIENCY[family]
         self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
         self.fp8_decode = row["fp8_decode"]
+        # FP8 weight GEMMs on families with measured tables: a fixed latency per GEMM, the bytes read at the full
+        # rate (instead of the fitted share of the byte saving, which also slowed the KV-cache reads).
+        self.fp8_gemm_us = fp8_gemm_latency(engine, family, model) if precision == "fp8" else None
+        self.fp8_gemms_per_stage = self.layers * dense_gemms_per_layer(model)
         self.mfu = row["prefill_mfu"]
         self.fp4_compute = row["fp4_compute"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
@@ -219,7 +215,7 @@ class InstanceSpeed:
         mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
         if self.precision in WEIGHT_ONLY:
             mbu *= W4_DECODE.at(scenario)
-        elif self.precision in ("fp8", "int8"):
+        elif self.precision in ("fp8", "int8") and self.fp8_gemm_us is None:
             mbu *= self.fp8_decode.at(scenario)
         return mbu
 
@@ -277,6 +273,8 @@ class InstanceSpeed:
         ) / self.gpus
         attention_flops = self.attention_flops * batch / self.gpus
         t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
+        if self.fp8_gemm_us is not None:
+            t_gemm += self.fp8_gemms_per_stage * self.fp8_gemm_us.at(scenario) * 1e-6
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
         t_memory = (weight_bytes + kv_bytes) / bandwidth
         t_compute = gemm_flops / rate + attention_flops / attention_rate

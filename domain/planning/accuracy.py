@@ -141,6 +141,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         engine.decode_speedup if engine else 1.0,
         two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
         release=decode_effects(model, point.precision, point.engine, point.engine_version, point.date, batch),
+        engine=point.engine,
     )
     serving = speed.point(batch, scenario)
     output = busy * serving.tokens_per_s

@@ -54,6 +54,7 @@ class Copy:
             workload.output_tokens,
             engine_speedup=engine.decode_speedup,
             two_stage_all_reduce=engine.two_stage_all_reduce,
+            engine=workload.engine,
         )
 
     @classmethod

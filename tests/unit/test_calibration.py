@@ -17,8 +17,8 @@ from domain.catalog import Catalog
 from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
-MAX_MEDIAN_ERROR = 0.076
-MAX_HOPPER_INFERENCE_MEDIAN = 0.081
+MAX_MEDIAN_ERROR = 0.058
+MAX_HOPPER_INFERENCE_MEDIAN = 0.062
 # The worst |error| any point reaches, and how many points are beyond the 30%.
 MAX_POINT_ERROR = 0.93
 MAX_POINTS_OVER_30_PCT = 3
