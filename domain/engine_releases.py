@@ -31,7 +31,7 @@ Applies = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Release:
     """A change that arrived in `engine` at version `since`: releases before it run `factor` x slower there."""
 
@@ -41,9 +41,9 @@ class Release:
     since: tuple[int, ...]
     change: str
     applies: Applies
-    factor: float
     source: str
     quote: str
+    factor: float = 1.0  # 1 where the release adds host time or weights instead
     since_date: date | None = None
     # Where the gain depends on the batch: (batch, factor) from the smallest measured batch up, each holding until the
     # next; past `up_to_batch` the release changes nothing.
@@ -184,7 +184,6 @@ RELEASES: tuple[Release, ...] = (
         "before it PyTorchConfig had use_cuda_graph: bool = False, and trtllm-serve without an extra options file "
         "decoded eagerly)",
         applies="eager_mla_decode",
-        factor=1.0,
         host_us=EAGER_MLA_LAYER_HOST_US,
         source=EAGER_SOURCE,
         quote=EAGER_QUOTE,
@@ -196,7 +195,6 @@ RELEASES: tuple[Release, ...] = (
         change="CUDA graph for the Stable Diffusion CUDA pipeline (OnnxruntimeCudaStableDiffusionPipeline, I/O "
         "bound to GPU buffers); before it diffusers' OnnxStableDiffusionPipeline ran each step from numpy",
         applies="eager_diffusion_step",
-        factor=1.0,
         host_us=EAGER_DIFFUSION_STEP_HOST_US,
         source="https://github.com/microsoft/onnxruntime/blob/b1954fabd2ec6c699c7b669423d23f8bc805cfff/onnxruntime/"
         "python/tools/transformers/models/stable_diffusion/README.md",
@@ -212,7 +210,6 @@ RELEASES: tuple[Release, ...] = (
         "in 0.8.0); before it V0 decoded with W_UK absorbed into the query projection and W_UV into o_proj, "
         "products of heads x KV latent held beside the checkpoint's weights and read every step",
         applies="absorbed_mla_decode",
-        factor=1.0,
         # v0.7.3 (ed6e907, 2025-02-20): VLLM_MLA_PERFORM_MATRIX_ABSORPTION defaults to 1 (vllm/envs.py). For
         # DeepSeek-V3 the two products are 1536 x 128 x 512 and 128 x 512 x 7168 parameters a layer, against 172 M
         # for the q_b_proj, kv_b_proj and o_proj they stand in for: an AWQ checkpoint's decode read over ten times its
