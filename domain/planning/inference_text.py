@@ -183,7 +183,8 @@ def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[As
         shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
     copy = chosen.copy
     memory, factors = plan.derived(
-        ("assumptions", copy.gpu.id, copy.layout, sizing.precision), lambda: _copy_assumptions(sizing, copy)
+        ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine),
+        lambda: _copy_assumptions(sizing, copy),
     )
     batch = Assumption(
         name="batch",
