@@ -130,3 +130,29 @@ def attention_flops_per_position(model: LlmModel) -> float:
             2.0 * model.attention_heads * (latent + model.mla.qk_rope_head_dim) + 2.0 * model.attention_heads * latent
         )
     return 4.0 * model.attention_heads * model.head_dim
+
+
+# vLLM's MLA decode block (FlashMLA on Hopper) takes a fixed ~60 us per layer longer than TensorRT-LLM's at every batch,
+# head count and GEMM kind in the measured module tables (aiconfigurator-core 0.12.0, systems/data/<gpu>/mla/
+# {vllm/0.24.0,trtllm/1.3.0rc20}/mla_generation_module_perf.parquet, FP8 KV cache, 1-64 sequences at 1024-2048
+# tokens): vllm - trtllm median per head count, fp8_block GEMMs, h200_sxm 55.2-71.1 us (16 heads = TP8: 65.5; batch 1
+# at 2048 tokens 103.4 vs 54.3 us), h100_sxm 58.3-73.0 (16 heads: 70.0), bf16 GEMMs 45.4-72.5; on b200_sxm (FlashInfer
+# MLA) 2.8-16.5 us. The step's per-layer floor is shared by the engines, so the difference is what vLLM adds.
+_DECODE = f"{KERNELS} 0.12.0: systems/data/{{}}/mla/{{{{vllm/0.24.0,trtllm/1.3.0rc20}}}}/mla_generation_module_perf"
+MLA_DECODE_EXTRA_US: dict[tuple[str, Family], Factor] = {
+    ("vllm", "hopper"): Factor(
+        62.0,
+        45.0,
+        73.0,
+        _DECODE.format("{h100_sxm,h200_sxm}") + ", vllm - trtllm per layer: H200 55.2-71.1 us, H100 58.3-73.0 us",
+        False,
+    ),
+    ("vllm", "blackwell"): Factor(
+        4.0, 2.8, 16.5, _DECODE.format("b200_sxm") + ", vllm - trtllm per layer: B200 2.8-16.5 us", False
+    ),
+}
+
+
+def decode_extra_latency(engine: str, family: Family, model: LlmModel) -> Factor | None:
+    """What an engine's MLA decode block adds per layer (us) over the shared floor; None for other engines or models."""
+    return MLA_DECODE_EXTRA_US.get((engine, family)) if model.mla is not None else None

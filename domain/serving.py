@@ -172,6 +172,7 @@ class InstanceSpeed:
         # rate (instead of the fitted share of the byte saving, which also slowed the KV-cache reads).
         self.fp8_gemm_us = fp8_gemm_latency(engine, family, model) if precision == "fp8" else None
         self.fp8_gemms_per_stage = self.layers * dense_gemms_per_layer(model)
+        self.mla_decode_us = mla.decode_extra_latency(engine, family, model)  # the engine's MLA block, per layer
         self.mfu = row["prefill_mfu"]
         self.fp4_compute = row["fp4_compute"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
@@ -276,6 +277,8 @@ class InstanceSpeed:
         if self.fp8_gemm_us is not None:
             t_gemm += self.fp8_gemms_per_stage * self.fp8_gemm_us.at(scenario) * 1e-6
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
+        if self.mla_decode_us is not None:
+            t_attention += self.layers * self.mla_decode_us.at(scenario) * 1e-6
         t_memory = (weight_bytes + kv_bytes) / bandwidth
         t_compute = gemm_flops / rate + attention_flops / attention_rate
 

@@ -20,7 +20,7 @@ POINTS = calibration_points()
 MAX_MEDIAN_ERROR = 0.058
 MAX_HOPPER_INFERENCE_MEDIAN = 0.062
 # The worst |error| any point reaches, and how many points are beyond the 30%.
-MAX_POINT_ERROR = 0.93
+MAX_POINT_ERROR = 0.79
 MAX_POINTS_OVER_30_PCT = 3
 
 
