@@ -216,6 +216,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "FP8 decode: share of the byte saving realized",
         "FP8 解码实际获得的带宽节省比例",
     ),
+    "mla_decode_extra_us": (
+        "MLA decode: the engine's extra latency per layer (µs)",
+        "MLA 解码：推理引擎每层额外延迟（微秒）",
+    ),
     "fp8_gemm_latency_us": (
         "FP8 decode: fixed latency per weight GEMM (µs)",
         "FP8 解码：每个权重 GEMM 的固定延迟（微秒）",

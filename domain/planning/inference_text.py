@@ -11,6 +11,7 @@ from domain.estimates import Assumption
 from domain.fp8_gemms import fp8_gemm_latency
 from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
+from domain.mla import decode_extra_latency
 from domain.planning.launch import inference_launch, stage_span
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
 from domain.serving import WEIGHT_ONLY, Layout
@@ -217,6 +218,9 @@ def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, 
     elif sizing.precision in ("fp8", "int8"):
         fp8 = factor(gpu, "fp8_decode")
         items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
+    mla_extra = decode_extra_latency(sizing.workload.engine, family_of(gpu), model)
+    if mla_extra is not None:
+        items.append(Assumption(name="mla_decode_extra_us", value=mla_extra.describe(), source=mla_extra.source))
     if layout.gpus > 1:
         kind = link_kind(gpu, layout.tensor)
         alpha = LINK_ALPHA_US[kind]

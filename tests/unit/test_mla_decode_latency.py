@@ -1,7 +1,13 @@
 """vLLM's MLA decode block: a measured fixed latency per layer over the other engines' on Hopper."""
 
+from datetime import UTC, datetime
+
+import msgspec
+
+from api.settings import Settings
 from api.storage import reference as R
 from domain.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
+from domain.planning import EstimateRequest, estimate
 from domain.serving import InstanceSpeed, Layout
 
 CATALOG = R.load_reference_catalog()
@@ -30,3 +36,15 @@ def test_the_extra_latency_is_per_layer_and_only_for_mla_models_on_vllm() -> Non
     speed = InstanceSpeed(deepseek, CATALOG.gpu("h200"), "fp8", "fp8", Layout(8, expert=8), 1024, 2048, engine="vllm")
     assert speed.mla_decode_us is not None
     assert abs(speed.layers * speed.mla_decode_us.expected * 1e-3 - 61 * 0.062) < 1e-9
+
+
+def test_a_vllm_deepseek_estimate_states_the_mla_decode_latency() -> None:
+    catalog = R.with_ledger(R.load_reference_catalog())
+    named = {}
+    for engine in ("vllm", "trtllm"):
+        workload = {"kind": "inference", "model": "deepseek-r1", "precision": "fp8", "engine": engine}
+        request = msgspec.convert({"workload": workload, "gpu": "h200", "gpu_count": 8}, EstimateRequest)
+        option = estimate(catalog, request, now=datetime.now(UTC), lang="en", rate=Settings().exchange_rate())
+        named[engine] = {a.name for a in option.assumptions}
+    assert "mla_decode_extra_us" in named["vllm"]
+    assert "mla_decode_extra_us" not in named["trtllm"]
