@@ -156,3 +156,19 @@ MLA_DECODE_EXTRA_US: dict[tuple[str, Family], Factor] = {
 def decode_extra_latency(engine: str, family: Family, model: LlmModel) -> Factor | None:
     """What an engine's MLA decode block adds per layer (us) over the shared floor; None for other engines or models."""
     return MLA_DECODE_EXTRA_US.get((engine, family)) if model.mla is not None else None
+
+
+# SGLang's Hopper MLA decode with an FP8 cache (default fa3 backend; flashinfer_mla too) casts the layer's whole KV
+# pool to bf16 every layer, every step, used slots or not: "a **full-pool** bf16 materialization (all allocated slots,
+# not just resident tokens)" (github.com/sgl-project/sglang/pull/35322); "on DeepSeek-R1 (8×H200, 131K-token pool)
+# the same cast costs 13.77 ms of a 31.52 ms decode step" (github.com/sgl-project/sglang/issues/35291). The measured
+# kernel tables agree (aiconfigurator-core 0.12.0, systems/data/{h100_sxm,h200_sxm}/mla/sglang/0.5.14/
+# generation_mla_perf, fp8 - bfloat16 cache: 1.65-1.90 us per 1k pool tokens per layer; b200_sxm none).
+# `--attention-backend flashmla` reads the FP8 pool in place ("produces zero such launches", issues/35291), so the
+# planner launches that backend there and the estimate pays no cast.
+FP8_POOL_CAST: frozenset[tuple[str, Family]] = frozenset({("sglang", "hopper")})
+
+
+def casts_fp8_pool(engine: str, family: Family, model: LlmModel, kv_precision: str) -> bool:
+    """Whether the engine's default MLA decode backend would cast a whole FP8 KV pool to bf16 every layer."""
+    return model.mla is not None and kv_precision == "fp8" and (engine, family) in FP8_POOL_CAST
