@@ -79,6 +79,7 @@ LLAMA3 = "Llama 3 paper, arXiv:2407.21783 (38-43% BF16 MFU on 16k H100)"
 MEGATRON = "Narayanan et al. 2021, arXiv:2104.04473 (Megatron-LM, 52% of A100 peak)"
 DEFAULT = "gpu-advisor default, no public measurement yet"
 _B200_GEMM = f"{KERNELS}: systems/data/b200_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.parquet"
+_MI355X_8B = "rocm.blogs.amd.com/artificial-intelligence/w4a6-quant-mm (1x MI355X, Llama 3.1 8B TP1, vLLM 0.20)"
 
 
 def _row(
@@ -183,18 +184,25 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         fp4=(1.0, 1.0, 1.0),
         sources={"default": FITTED},
     ),
-    # No public CDNA 4 measurement yet: CDNA 3's fitted values with wider bands, FP4 as on other FP4 parts.
+    # CDNA 4 GEMM rates fit to one MI355X running Llama 3.1 8B at TP1 under vLLM 0.20 (offline, 1024 in / 128 out,
+    # 16,384 prompts): BF16 65,725 total tok/s sets prefill_mfu, MXFP4 (weights and activations) 87,460 fp4_compute;
+    # the same run's FP8 83,253 is left out of the fit as a check. The other factors, which these compute-bound runs
+    # do not constrain, are CDNA 3's fitted values with wider bands.
     "cdna4": _row(
         mbu=(0.807, 0.62, 0.902),
         moe=(0.8, 0.55, 0.95),
-        prefill=(0.25, 0.18, 0.4),
+        prefill=(0.51, 0.41, 0.61),
         floor=(16.5, 11, 30),
         floor_moe=(20.8, 14, 40),
         train=(0.3, 0.22, 0.38),
         diffusion=(0.33, 0.24, 0.45),
         fp8=(0.714, 0.6, 0.85),
-        fp4=(0.55, 0.45, 0.70),
-        sources={"default": "gpu-advisor default: CDNA 3's fitted values (no public CDNA 4 measurement yet)"},
+        fp4=(0.385, 0.31, 0.50),
+        sources={
+            "default": "gpu-advisor default: CDNA 3's fitted values (not constrained by the CDNA 4 measurements)",
+            "prefill_mfu": f"{FITTED}: {_MI355X_8B} (BF16 65,725 total tokens/s)",
+            "fp4_compute": f"{FITTED}: {_MI355X_8B} (MXFP4 87,460 total tokens/s)",
+        },
     ),
     "gaudi": _row(
         mbu=(0.85, 0.703, 0.95),
