@@ -187,7 +187,8 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
     # CDNA 4 GEMM rates fit to one MI355X running Llama 3.1 8B at TP1 under vLLM 0.20 (offline, 1024 in / 128 out,
     # 16,384 prompts): BF16 65,725 total tok/s sets prefill_mfu, MXFP4 (weights and activations) 87,460 fp4_compute;
     # the same run's FP8 83,253 is left out of the fit as a check. The other factors, which these compute-bound runs
-    # do not constrain, are CDNA 3's fitted values with wider bands.
+    # do not constrain, are CDNA 3's fitted values with wider bands; a decode-bound MI355X run (Llama 3.1 405B MXFP4
+    # at TP1, concurrency 64, 1024 in / 1024 out, vllm-project/vllm#25135: median TPOT 76.05 ms) reproduces at -1%.
     "cdna4": _row(
         mbu=(0.807, 0.62, 0.902),
         moe=(0.8, 0.55, 0.95),
