@@ -9,6 +9,7 @@ import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import asyncpg
@@ -22,11 +23,24 @@ from api.settings import Settings
 from api.storage.bootstrap import migrate_and_seed
 from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, Gpu, LlmModel
+from domain.estimates import ExchangeRate, Option
+from domain.planning import EstimateRequest, estimate
 
 # CI sets this so that a missing PostgreSQL or Redis fails the run instead of silently skipping tests.
 REQUIRE_SERVICES = os.environ.get("GPU_ADVISOR_REQUIRE_SERVICES") == "1"
 POSTGRES_ADMIN_URL = os.environ.get("TEST_POSTGRES_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+# The clock and exchange rate of domain tests that call the planner directly.
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 1), source="test")
+
+
+def run_estimate(catalog: Catalog, workload: object, gpu_id: str, count: int, **extra: object) -> Option:
+    """One explicit configuration estimated by the domain, in English."""
+    request = EstimateRequest(workload=workload, gpu=gpu_id, gpu_count=count, **extra)  # type: ignore[arg-type]
+    return estimate(catalog, request, now=NOW, lang="en", rate=RATE)
 
 
 def service_unavailable(what: str, error: BaseException | str) -> None:

@@ -1,14 +1,10 @@
 """FP8 weight GEMMs at decode: half the 16-bit time plus the measured fixed latency per GEMM."""
 
-from datetime import UTC, datetime
-
-import msgspec
-
-from api.settings import Settings
 from api.storage import reference as R
 from domain.fp8_gemms import FP8_BLOCK_GEMM_US, FP8_GEMM_US, dense_gemms_per_layer, fp8_gemm_latency
-from domain.planning import EstimateRequest, estimate
 from domain.serving import InstanceSpeed, Layout
+from domain.workloads import InferenceWorkload
+from tests.conftest import run_estimate
 
 CATALOG = R.load_reference_catalog()
 
@@ -69,12 +65,10 @@ def test_kv_cache_reads_keep_the_full_bandwidth() -> None:
 
 def test_each_engine_states_its_own_fp8_gemm_latency() -> None:
     # The assumptions of a copy are shared across requests: the engine must be part of what they are shared by.
-    catalog = R.with_ledger(R.load_reference_catalog())
     stated = {}
     for engine in ("vllm", "trtllm"):
-        workload = {"kind": "inference", "model": "llama-3.1-8b", "precision": "fp8", "engine": engine}
-        request = msgspec.convert({"workload": workload, "gpu": "h100-sxm", "gpu_count": 1}, EstimateRequest)
-        option = estimate(catalog, request, now=datetime.now(UTC), lang="en", rate=Settings().exchange_rate())
+        workload = InferenceWorkload(model="llama-3.1-8b", precision="fp8", engine=engine)
+        option = run_estimate(CATALOG, workload, "h100-sxm", 1)
         (latency,) = [a.value for a in option.assumptions if a.name == "fp8_gemm_latency_us"]
         stated[engine] = latency
     assert stated["vllm"] == FP8_GEMM_US[("vllm", "hopper")].describe()

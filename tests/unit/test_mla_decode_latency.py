@@ -1,14 +1,10 @@
 """vLLM's MLA decode block: a measured fixed latency per layer over the other engines' on Hopper."""
 
-from datetime import UTC, datetime
-
-import msgspec
-
-from api.settings import Settings
 from api.storage import reference as R
 from domain.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
-from domain.planning import EstimateRequest, estimate
 from domain.serving import InstanceSpeed, Layout
+from domain.workloads import InferenceWorkload
+from tests.conftest import run_estimate
 
 CATALOG = R.load_reference_catalog()
 
@@ -39,12 +35,9 @@ def test_the_extra_latency_is_per_layer_and_only_for_mla_models_on_vllm() -> Non
 
 
 def test_a_vllm_deepseek_estimate_states_the_mla_decode_latency() -> None:
-    catalog = R.with_ledger(R.load_reference_catalog())
     named = {}
     for engine in ("vllm", "trtllm"):
-        workload = {"kind": "inference", "model": "deepseek-r1", "precision": "fp8", "engine": engine}
-        request = msgspec.convert({"workload": workload, "gpu": "h200", "gpu_count": 8}, EstimateRequest)
-        option = estimate(catalog, request, now=datetime.now(UTC), lang="en", rate=Settings().exchange_rate())
-        named[engine] = {a.name for a in option.assumptions}
+        workload = InferenceWorkload(model="deepseek-r1", precision="fp8", engine=engine)
+        named[engine] = {a.name for a in run_estimate(CATALOG, workload, "h200", 8).assumptions}
     assert "mla_decode_extra_us" in named["vllm"]
     assert "mla_decode_extra_us" not in named["trtllm"]

@@ -1,13 +1,9 @@
 """SGLang's Hopper MLA decode with an FP8 cache casts its whole KV pool every layer; the launch avoids it."""
 
-from datetime import UTC, datetime
-
-import msgspec
-
-from api.settings import Settings
 from api.storage import reference as R
 from domain.mla import casts_fp8_pool
-from domain.planning import EstimateRequest, estimate
+from domain.workloads import InferenceWorkload
+from tests.conftest import run_estimate
 
 CATALOG = R.with_ledger(R.load_reference_catalog())
 
@@ -22,10 +18,8 @@ def test_only_sglang_on_hopper_with_an_fp8_cache_and_mla_casts() -> None:
 
 
 def _command(engine: str, gpu: str) -> str:
-    workload = {"kind": "inference", "model": "deepseek-r1", "precision": "fp8", "engine": engine}
-    workload["kv_cache_precision"] = "fp8"
-    request = msgspec.convert({"workload": workload, "gpu": gpu, "gpu_count": 8}, EstimateRequest)
-    option = estimate(CATALOG, request, now=datetime.now(UTC), lang="en", rate=Settings().exchange_rate())
+    workload = InferenceWorkload(model="deepseek-r1", precision="fp8", kv_cache_precision="fp8", engine=engine)
+    option = run_estimate(CATALOG, workload, gpu, 8)
     assert option.launch is not None
     return option.launch.command
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from datetime import UTC, date, datetime
 
 import pytest
 
 from domain.catalog import Catalog
 from domain.efficiency import EFFICIENCY, family_of
-from domain.estimates import ExchangeRate, Option
-from domain.planning import EstimateRequest, LayoutRequest, RecommendationRequest, estimate, recommend
+from domain.estimates import Option
+from domain.planning import LayoutRequest, RecommendationRequest, recommend
 from domain.serving import InstanceSpeed, Layout
 from domain.workloads import (
     Constraints,
@@ -21,15 +20,7 @@ from domain.workloads import (
     WorkloadError,
     normalise,
 )
-from tests.conftest import gpu, llm
-
-NOW = datetime(2026, 12, 1, tzinfo=UTC)
-RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 1), source="test")
-
-
-def run_estimate(catalog: Catalog, workload: object, gpu_id: str, count: int, **extra: object) -> Option:
-    request = EstimateRequest(workload=workload, gpu=gpu_id, gpu_count=count, **extra)  # type: ignore[arg-type]
-    return estimate(catalog, request, now=NOW, lang="en", rate=RATE)
+from tests.conftest import NOW, RATE, gpu, llm, run_estimate
 
 
 def copy_batch(option: Option) -> float:
