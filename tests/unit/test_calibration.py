@@ -2,7 +2,8 @@
 
 The thresholds below are what the model achieves today (see GET /v1/accuracy): a median under 10% and, of the 30%
 worst error the planner issue asks for, the points still beyond it counted and capped. A change that makes accuracy
-worse fails here; one that brings a point under 30% lowers MAX_POINTS_OVER_30_PCT.
+worse fails here; one that brings a point under 30% lowers MAX_POINTS_OVER_30_PCT. A new independent point may move a
+median the other way without the model changing: the cap then follows the ledger, and the commit says so.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
 MAX_MEDIAN_ERROR = 0.0573
-MAX_HOPPER_INFERENCE_MEDIAN = 0.062
+MAX_HOPPER_INFERENCE_MEDIAN = 0.0643
 # The worst |error| any point reaches, and how many points are beyond the issue's 30%.
 MAX_POINT_ERROR = 0.79
 MAX_POINTS_OVER_30_PCT = 3
