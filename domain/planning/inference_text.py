@@ -5,13 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
-from domain.efficiency import W4_DECODE, factor, family_of
+from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
 from domain.estimates import Assumption
-from domain.fp8_gemms import fp8_gemm_latency
 from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
-from domain.mla import decode_extra_latency
 from domain.planning.launch import inference_launch, stage_span
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
 from domain.serving import WEIGHT_ONLY, Layout
@@ -212,13 +210,13 @@ def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, 
         Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
     ]
-    measured = fp8_gemm_latency(sizing.workload.engine, family_of(gpu), model) if sizing.precision == "fp8" else None
+    # The latencies the copy's own speed model applies, so the assumptions state what the estimate used.
+    measured, mla_extra = copy.speed.fp8_gemm_us, copy.speed.mla_decode_us
     if measured is not None:
         items.append(Assumption(name="fp8_gemm_latency_us", value=measured.describe(), source=measured.source))
     elif sizing.precision in ("fp8", "int8"):
         fp8 = factor(gpu, "fp8_decode")
         items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
-    mla_extra = decode_extra_latency(sizing.workload.engine, family_of(gpu), model)
     if mla_extra is not None:
         items.append(Assumption(name="mla_decode_extra_us", value=mla_extra.describe(), source=mla_extra.source))
     if layout.gpus > 1:

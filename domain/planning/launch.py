@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from domain import mla
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import family_of
 from domain.estimates import Launch, Parallelism
 from domain.performance import virtual_stages
 from domain.planning.plan import GPUS_PER_NODE
@@ -71,7 +70,7 @@ def inference_launch(
         flags.append(f"--max-running-requests {batch_cap}")
         if kv_precision == "fp8":
             flags.append("--kv-cache-dtype fp8_e4m3")
-            if mla.casts_fp8_pool(engine, family_of(chosen.copy.gpu), model, kv_precision):
+            if mla.casts_fp8_pool(engine, chosen.copy.speed.family, model, kv_precision):
                 # The default backend would cast the whole FP8 pool to bf16 every layer (domain/mla.py).
                 flags.append("--attention-backend flashmla --page-size 64")
         if quantize:
