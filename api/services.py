@@ -6,7 +6,9 @@ import asyncio
 import logging
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from litestar import Request
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
@@ -149,3 +151,9 @@ def _publish(view: CatalogView) -> None:
     for provider in view.catalog.providers:
         if provider.last_synced_at is not None:
             PRICE_FEED_LAST_SYNC.labels(provider.id, provider.feed or "").set(provider.last_synced_at.timestamp())
+
+
+def services_of(request: Request[Any, Any, Any]) -> Services:
+    """This instance's services off the app state: the hottest routes skip Litestar's dependency resolution."""
+    services: Services = request.scope["app"].state.services
+    return services

@@ -9,6 +9,7 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 
 from api.http.problems import ProblemError, field_in_message, plain_message
+from api.http.request_context import scope_header
 from api.json_numbers import convert_with_integral_floats, wants_int_not_float
 from api.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
 
@@ -29,7 +30,7 @@ _DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 def media_type(request: AnyRequest) -> str:
     """The body's media type without parameters, lower-cased; "" when none was sent."""
-    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return (scope_header(request.scope, b"content-type") or "").split(";")[0].strip().lower()
 
 
 async def strict_body(request: AnyRequest, target: type[T]) -> T:

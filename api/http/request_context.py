@@ -38,6 +38,14 @@ _DATA_POLICY = [
 ]
 
 
+def scope_header(scope: Scope, name: bytes) -> str | None:
+    """The first value of a request header (`name` lower-case) read off the scope, without building a Headers."""
+    for key, value in scope["headers"]:  # type: ignore[typeddict-item]
+        if key == name:
+            return cast("bytes", value).decode("latin-1")
+    return None
+
+
 def accepted_request_id(offered: str | None) -> str:
     """The client's id when it is safe to echo and log, else a new one (32 hex digits)."""
     if offered and _ACCEPTED_ID.fullmatch(offered):
@@ -80,12 +88,7 @@ class RequestContext:
         if scope["type"] != "http":
             await self._app(scope, receive, send)
             return
-        offered = None
-        for name, value in scope["headers"]:
-            if name == b"x-request-id":
-                offered = value.decode("latin-1")
-                break
-        request_id = accepted_request_id(offered)
+        request_id = accepted_request_id(scope_header(scope, b"x-request-id"))
         vary: list[str] = []
         id_token = request_id_var.set(request_id)
         vary_token = vary_var.set(vary)

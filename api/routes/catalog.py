@@ -23,6 +23,7 @@ from api.catalog_view import (
 )
 from api.http.caching import cached_read
 from api.http.problems import not_found, problem_responses
+from api.http.request_context import scope_header
 from api.language import resolve_lang
 from api.schemas import (
     DiffusionModelRead,
@@ -199,7 +200,7 @@ async def compare_gpus_route(
     ],
     lang: LangQuery = None,
 ) -> Response[GpuComparisonRead]:
-    answer_lang = resolve_lang(lang, request.headers.get("accept-language"))
+    answer_lang = resolve_lang(lang, scope_header(request.scope, b"accept-language"))
     try:
         gpus = find_gpus(services.view.catalog, ids.split(","))
     except NotInCatalog as missing:

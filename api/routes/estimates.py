@@ -14,6 +14,7 @@ from litestar.params import Body
 from api import example_responses, examples
 from api.http.problems import problem_responses
 from api.http.request_body import BODY_OPT, strict_body
+from api.http.request_context import scope_header
 from api.language import resolve_lang
 from api.services import Services
 from domain.estimates import Option
@@ -55,7 +56,7 @@ async def create_estimate(
     ],
 ) -> Option:
     data = await strict_body(request, EstimateRequest)
-    lang = resolve_lang(data.lang, request.headers.get("accept-language"))
+    lang = resolve_lang(data.lang, scope_header(request.scope, b"accept-language"))
     return estimate(
         services.view.catalog,
         data,

@@ -7,19 +7,20 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, get, post
+from litestar import Request, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 
 from api import example_responses, examples
+from api.http.json_response import EncodedJSON
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
+from api.http.request_context import scope_header
 from api.language import resolve_lang
 from api.recommendation_store import saved_recommendation
-from api.services import Services
+from api.services import Services, services_of
 from api.storage.database import DATABASE_ERRORS
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest, prepare, rank, recommendation_id
@@ -81,14 +82,14 @@ def _examples(kind_examples: dict[str, dict[str, Any]]) -> list[Example]:
 )
 async def create_recommendation(
     request: AnyRequest,
-    services: NamedDependency[Services],
     data: Annotated[
         RecommendationRequest,
         Body(description="The workload, constraints and ranking objective.", examples=_examples(examples.REQUESTS)),
     ],
-) -> Response[Any]:
+) -> EncodedJSON:
+    services = services_of(request)
     data = await strict_body(request, RecommendationRequest)
-    lang = resolve_lang(data.lang, request.headers.get("accept-language"))
+    lang = resolve_lang(data.lang, scope_header(request.scope, b"accept-language"))
     view = services.view
     prepared = prepare(view.catalog, data, lang)
     rate = services.exchange_rate
@@ -112,7 +113,7 @@ async def create_recommendation(
         elif outcome != "stored":
             headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
         await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
-    return Response(content=body, media_type="application/json", headers=headers)
+    return EncodedJSON(body, headers)
 
 
 @get(
@@ -135,7 +136,7 @@ async def create_recommendation(
     | problem_responses(400, 404, 503),
 )
 async def get_recommendation(
-    services: NamedDependency[Services],
+    request: AnyRequest,
     recommendation_id: Annotated[
         str,
         Parameter(
@@ -144,7 +145,8 @@ async def get_recommendation(
             examples=[Example(value=example_responses.FIRST_ID)],
         ),
     ],
-) -> Response[Any]:
+) -> EncodedJSON:
+    services = services_of(request)
     body = await services.cache.get(f"rec:{recommendation_id}")
     if body is None:
         try:
@@ -158,7 +160,7 @@ async def get_recommendation(
             raise not_found("recommendation", recommendation_id, [])
         body = _encoder.encode(stored)
         await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
-    return Response(content=body, media_type="application/json")
+    return EncodedJSON(body)
 
 
 async def _find(services: Services, rec_id: str) -> Any:

@@ -14,6 +14,7 @@ from litestar.params import Body
 from api import example_responses, examples
 from api.http.problems import problem_responses
 from api.http.request_body import BODY_OPT, strict_body
+from api.http.request_context import scope_header
 from api.language import resolve_lang
 from api.services import Services
 from domain.tco import tco
@@ -68,7 +69,7 @@ async def create_tco(
     ],
 ) -> TcoRead:
     data = await strict_body(request, TcoRequest)
-    lang = resolve_lang(data.lang, request.headers.get("accept-language"))
+    lang = resolve_lang(data.lang, scope_header(request.scope, b"accept-language"))
     return tco(services.view.catalog, data, today=datetime.now(UTC).date(), lang=lang, rate=services.exchange_rate)
 
 

@@ -42,6 +42,21 @@ async def test_same_request_same_id_and_retrievable(client: Client) -> None:
     assert stored.status_code == 200 and stored.json() == first.json()
 
 
+async def test_fresh_cached_and_stored_answers_are_framed_alike(client: Client) -> None:
+    body = {"workload": LLAMA_70B["workload"] | {"concurrency": 31}}
+    fresh = await client.post("/v1/recommendations", json=body)
+    cached = await client.post("/v1/recommendations", json=body)
+    stored = await client.get(fresh.headers["location"])
+    for answer in (fresh, cached, stored):
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"] == "application/json"
+        assert int(answer.headers["content-length"]) == len(answer.content) > 0
+        assert answer.headers["x-content-type-options"] == "nosniff" and answer.headers["x-request-id"]
+        assert answer.content == fresh.content
+    assert cached.headers["location"] == fresh.headers["location"]
+    assert "x-recommendation-stored" not in fresh.headers
+
+
 async def test_defaults_are_part_of_the_id(client: Client) -> None:
     implicit = await post_json(client, "/v1/recommendations", LLAMA_70B)
     explicit = await post_json(
