@@ -224,6 +224,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "FP8 decode: fixed latency per weight GEMM (µs)",
         "FP8 解码：每个权重 GEMM 的固定延迟（微秒）",
     ),
+    "w4_moe_decode_latency": (
+        "4-bit MoE decode: latency per MoE layer and expert, expert bytes rate",
+        "4 位 MoE 解码：每个 MoE 层与每个专家的延迟、专家权重读取速率",
+    ),
     "expert_all_to_all_us": ("expert all-to-all per MoE layer (µs)", "每个 MoE 层专家全交换（微秒）"),
 }
 

@@ -37,6 +37,7 @@ from domain.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
 from domain.links import link_gbps, link_kind
 from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.peaks import compute_tflops
+from domain.w4_moe import w4_moe_latency
 
 Bound = Literal["memory", "compute", "interconnect"]
 WEIGHT_ONLY = ("int4", "fp4")
@@ -172,6 +173,10 @@ class InstanceSpeed:
         # rate (instead of the fitted share of the byte saving, which also slowed the KV-cache reads).
         self.fp8_gemm_us = fp8_gemm_latency(engine, family, model) if precision == "fp8" else None
         self.fp8_gemms_per_stage = self.layers * dense_gemms_per_layer(model)
+        # 4-bit weight-only routed experts on engines and families with measured tables: a fixed latency per MoE layer
+        # and per expert, the expert bytes at the tables' rate (instead of the bandwidth times the weight-only share).
+        self.w4_moe = w4_moe_latency(engine, family, model, precision, layout.expert)
+        self.moe_layers = self.layers * _moe_share(model)
         self.mla_decode_us = mla.decode_extra_latency(engine, family, model)  # the engine's MLA block, per layer
         self.mfu = row["prefill_mfu"]
         self.fp4_compute = row["fp4_compute"]
@@ -273,7 +278,11 @@ class InstanceSpeed:
             (self.active_flops + self.decode_extra_flops) * batch + self._expert_rows(touched, scenario, batch)
         ) / self.gpus
         attention_flops = self.attention_flops * batch / self.gpus
-        t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
+        if self.w4_moe is None:
+            t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
+        else:
+            experts = self.w4_moe.seconds(self.moe_layers, touched, touched * self.expert_bytes, scenario)
+            t_gemm = max(self.base_bytes / bandwidth + experts, gemm_flops / rate)
         if self.fp8_gemm_us is not None:
             t_gemm += self.fp8_gemms_per_stage * self.fp8_gemm_us.at(scenario) * 1e-6
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)

@@ -235,6 +235,9 @@ def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, 
         items.append(
             Assumption(name="expert_all_to_all_us", value=ALL_TO_ALL_US.describe(), source=ALL_TO_ALL_US.source)
         )
+    w4_moe = copy.speed.w4_moe
+    if w4_moe is not None:
+        items.append(Assumption(name="w4_moe_decode_latency", value=w4_moe.describe(), source=w4_moe.source))
     if sizing.precision in WEIGHT_ONLY:
         items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
     return memory, tuple(items)
