@@ -8,19 +8,19 @@ from domain.catalog import LlmModel
 from domain.efficiency import KERNELS, Factor, Family, Scenario
 
 # aiconfigurator-core 0.12.0 moe tables (systems/data/<system>/moe/<engine>/<version>/moe_perf.parquet, moe_dtype
-# int4_wo, DeepSeek-V3 shape: hidden 7168, inter 2048, 384 experts, top-8, balanced routing) put a 4-bit weight-only
-# MoE layer at 1-256 tokens under tensor-parallel experts (moe_ep_size 1, moe_tp_size 1-32) at a fixed latency per
-# layer, a latency per expert the GPU runs and the expert bytes at a rate the SMs set, not the memory: at TP8 vLLM
-# 0.24.0 (Marlin MoE) takes 40.4 us at 1 token, 122 at 8, 520 at 64 on H100 and 40.7, 110, 466 us on H200, where 8
-# experts' 4-bit bytes (22 MB per GPU) take 6.6 us at the H100's full bandwidth. Fitted to relative error over each
-# engine's tables (the rows at 1-256 tokens; a balanced step of T tokens runs min(experts, 8 T) experts):
-# vLLM 0.24.0 Hopper median 6.0%, worst 16.6% (H100 alone 1.9%, H200 1.4%: their rates differ), Blackwell (B200,
-# B300, GB200, GB300) 3.0%, worst 28.5%; SGLang 0.5.14 (Marlin MoE on Hopper, FlashInfer's TensorRT-LLM MoE on
-# Blackwell) Hopper 7.2%, worst 21.5%, Blackwell 2.3%, worst 18.3%. Engines and families without int4_wo tables
-# (TensorRT-LLM; Ampere and Ada, whose rows fit no such line) keep the bandwidth times the weight-only share, and so
-# do expert-parallel layouts: the tables' moe_ep_size rows run 1.1-2.4x what the same per-GPU experts take at
-# moe_ep_size 1 and fit no such line either. vLLM 0.19.0's older Marlin kernel (vllm_marlin_int4_moe) paid 62-75 us at
-# 1 token at TP8 on H200 and B200, ~1.6x 0.24.0's.
+# int4_wo, a DeepSeek-V3-style layer with 384 experts as in Kimi K2: hidden 7168, inter 2048, top-8, balanced routing)
+# put a 4-bit weight-only MoE layer at 1-256 tokens under tensor-parallel experts (moe_ep_size 1, moe_tp_size 1-32) at a
+# fixed latency per layer, a latency per expert the GPU runs and the expert bytes at a rate the SMs set, not the memory:
+# at TP8 vLLM 0.24.0 (Marlin MoE) takes 40.4 us at 1 token, 122 at 8, 520 at 64 on H100 and 40.7, 110, 466 us on H200,
+# where 8 experts' 4-bit bytes (22 MB per GPU) take 6.6 us at the H100's full bandwidth. Fitted to relative error over
+# each engine's tables (the rows at 1-256 tokens; a balanced step of T tokens runs min(experts, 8 T) experts): vLLM
+# 0.24.0 Hopper median 6.0%, worst 16.6% (H100 alone 1.9%, H200 1.4%: their rates differ), Blackwell (B200, B300, GB200,
+# GB300) 3.0%, worst 28.5%; SGLang 0.5.14 (Marlin MoE on Hopper, FlashInfer's TensorRT-LLM MoE on Blackwell) Hopper
+# 7.2%, worst 21.5%, Blackwell 2.3%, worst 18.3%. Engines and families without int4_wo tables (TensorRT-LLM; Ampere and
+# Ada, whose rows fit no such line) keep the bandwidth times the weight-only share, and so do expert-parallel layouts:
+# the tables' moe_ep_size rows run 1.1-2.4x what the same per-GPU experts take at moe_ep_size 1 and fit no such line
+# either. vLLM 0.19.0's older Marlin kernel (vllm_marlin_int4_moe) paid 62-75 us at 1 token at TP8 on H200 and B200,
+# ~1.6x 0.24.0's.
 _MOE = KERNELS + " 0.12.0: systems/data/{}/moe/{}/moe_perf.parquet, int4_wo, moe_ep_size 1, 1-256 tokens"
 
 
