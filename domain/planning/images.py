@@ -58,9 +58,9 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
 
     # The checks and their exclusions are the same for every request of this shape, offers, rule and language.
     limits = plan.constraints
-    memory, batch, seconds = plan.checked(
-        (*key, "checked", plan.offers_key, limits.require_offer, plan.lang), checked_speed
-    )
+    shape = (workload.precision, workload.width, workload.height, workload.steps)
+    checks = ("image_check", *shape, plan.offers_key, limits.require_offer, plan.lang)
+    memory, batch, seconds = plan.checked(checks, gpu, checked_speed)
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)

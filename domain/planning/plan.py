@@ -18,6 +18,7 @@ from domain.estimates import (
     Assumption,
     Currency,
     ExchangeRate,
+    Exclusion,
     Lang,
     MemoryUse,
     Parallelism,
@@ -191,21 +192,44 @@ class Plan:
             return build()
         return self.shared((self.model_key, *key), build)
 
-    def checked(self, key: tuple[Any, ...], check: Callable[[], T]) -> T:
-        """A check's result or its exclusion, shared like `derived` while the offers are the catalog's."""
-
-        def run() -> tuple[T | None, tuple[str, dict[str, object]] | None]:
+    def checked(self, key: tuple[Any, ...], gpu: Gpu, check: Callable[[], T]) -> T:
+        """A GPU's check result or its exclusion (`key`: what else it depends on), shared like `derived`."""
+        results = self._checks(key)
+        found = results.get(gpu.id)
+        if found is None:
             try:
-                return check(), None
+                found = (check(), None)
             except Excluded as error:
                 # The code and figures only: a kept exception would keep its traceback's frames (and the catalog).
-                return None, (error.code, dict(error.figures))
-
-        value, error = run() if self.offers_key is None else self.derived(key, run)
-        if error is not None:
-            code, figures = error
-            raise Excluded(code, **figures)
+                code, figures = error.code, dict(error.figures)
+                found = (None, (code, figures, Exclusion(gpu=gpu.id, code=code, reason=self.say(code, **figures))))
+            results[gpu.id] = found
+        value, excluded = found
+        if excluded is not None:
+            raise Excluded(excluded[0], **excluded[1])
         return value  # type: ignore[return-value]
+
+    def _checks(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, Any]]:
+        """The results by GPU id of the check `key`: the catalog's while the offers are, else this request's."""
+        # A request runs one check key for every GPU, so its table is looked up once, not once per GPU.
+        current = self.memo.get("checks")
+        if current is not None and current[0] == key:
+            return current[1]  # type: ignore[no-any-return]
+        if current is not None:
+            self.memo["mixed_checks"] = True
+        full = ("checks", self.lang, *key)
+        results: dict[str, tuple[Any, Any]] = {} if self.offers_key is None else self.derived(full, dict)
+        self.memo["checks"] = (key, results)
+        return results
+
+    def known_exclusion(self, gpu: Gpu) -> Exclusion | None:
+        """The exclusion this request's check already gave this GPU (on an earlier request), without planning it."""
+        # Only while the request ran a single check key: the planners check each GPU first, with one key per request.
+        current = self.memo.get("checks")
+        if current is None or "mixed_checks" in self.memo:
+            return None
+        found = current[1].get(gpu.id)
+        return found[1][2] if found is not None and found[1] is not None else None
 
     def shared(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """A fact that depends only on the catalog and `key`, built once for every request on this catalog."""

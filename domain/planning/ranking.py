@@ -158,6 +158,11 @@ def rank(
         if filtered is not None:
             excluded.append(filtered)
             continue
+        # Most GPUs fail the same load-independent check request after request: skip planning them again.
+        known = plan.known_exclusion(gpu)
+        if known is not None:
+            excluded.append(known)
+            continue
         try:
             candidate = planner(plan, gpu)
         except Excluded as reason:

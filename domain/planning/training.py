@@ -78,11 +78,11 @@ class TrainingSizing:
         """Everything of the workload but the deadline: what its speeds and layouts depend on."""
         return self._shape
 
-    @property
+    @cached_property
     def check_key(self) -> tuple[Any, ...]:
         """What the checks before a GPU's layout search depend on besides the GPU."""
         plan = self._plan
-        return (*self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer, plan.lang)
+        return ("train_check", *self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer, plan.lang)
 
     def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
         """How fast the workload trains on this GPU in a scenario, for any layout."""
@@ -155,7 +155,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     sizing = training_sizing(plan)
     target, target_name = sizing.target_hours, sizing.target_name
     usable = training_usable_bytes(gpu)
-    first = plan.checked(("train_check", *sizing.check_key, gpu.id), lambda: _first_count(plan, sizing, gpu, usable))
+    first = plan.checked(sizing.check_key, gpu, lambda: _first_count(plan, sizing, gpu, usable))
     counts = sizing.counts[first:]
     expected = sizing.speed(gpu, "expected")
     found: tuple[Found, Found | None] | None = None
