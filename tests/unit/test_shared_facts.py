@@ -15,6 +15,7 @@ from domain import serving
 from domain.estimates import ExchangeRate
 from domain.planning import RecommendationRequest, recommend
 from domain.planning import plan as plan_module
+from domain.planning import ranking as ranking_module
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
@@ -101,3 +102,26 @@ def test_shared_exclusions_keep_no_exception_and_so_no_frames() -> None:
     assert any(error is not None for _, error in checks)
     parts = [part for value, error in checks for part in (value, *(error or ()))]
     assert not any(isinstance(part, BaseException) for part in parts)
+
+
+def test_a_later_load_skips_planning_the_gpus_the_shape_already_excluded(monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = load_reference_catalog()
+    shape = {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32}
+    first = json.loads(answer(catalog, shape))
+    planned: list[str] = []
+    inference = ranking_module.PLANNERS["inference"]
+
+    def counting(plan: Any, gpu: Any) -> Any:
+        planned.append(gpu.id)
+        return inference(plan, gpu)
+
+    monkeypatch.setitem(ranking_module.PLANNERS, "inference", counting)
+    second = json.loads(answer(catalog, shape | {"concurrency": 77}))
+    planned_second = set(planned)
+    planned.clear()
+    alone = json.loads(answer(load_reference_catalog(), shape | {"concurrency": 77}))
+    # Most GPUs fail the fit or renter checks of this shape whatever the load: a later load plans only the others.
+    assert len(first["excluded"]) > len(catalog.gpus) // 2
+    assert len(planned_second) < len(catalog.gpus) // 2
+    assert len(set(planned)) == len(catalog.gpus)  # a fresh catalog plans every GPU
+    assert second["excluded"] == alone["excluded"] and second["options"] == alone["options"]
