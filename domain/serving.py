@@ -206,14 +206,13 @@ class InstanceSpeed:
         domain = gpu.interconnect.domain_gpus
         self.tensor_off_domain = tensor > domain
         self.expert_off_domain = max(0.0, 1.0 - domain / stage_gpus)  # share of an all-to-all's peers outside
-        moe_share = _moe_share(model)
         # Two all-reduces per layer with tensor-parallel attention; expert-parallel MoE layers all-to-all instead.
         self.all_reduces = 2.0 * self.layers if tensor > 1 else 0.0
         if layout.expert > 1 and tensor == 1:
             self.all_reduces = 0.0
-        self.all_to_alls = self.layers * moe_share if layout.expert > 1 else 0.0
+        self.all_to_alls = self.moe_layers if layout.expert > 1 else 0.0
         if tensor > 1 and model.moe is not None and layout.expert == 1:
-            self.all_reduces += self.layers * moe_share  # the MoE combine under tensor-parallel experts
+            self.all_reduces += self.moe_layers  # the MoE combine under tensor-parallel experts
         self._prefills: dict[Scenario, tuple[float, float]] = {}
         self._points: dict[tuple[int, Scenario], ServingPoint] = {}
 
