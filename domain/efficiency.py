@@ -80,6 +80,13 @@ MEGATRON = "Narayanan et al. 2021, arXiv:2104.04473 (Megatron-LM, 52% of A100 pe
 DEFAULT = "gpu-advisor default, no public measurement yet"
 _B200_GEMM = f"{KERNELS}: systems/data/b200_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.parquet"
 _MI355X_8B = "rocm.blogs.amd.com/artificial-intelligence/w4a6-quant-mm (1x MI355X, Llama 3.1 8B TP1, vLLM 0.20)"
+# The MoE step floor on CDNA 3, fit to the SGLang MoE decode measurements on 8-GPU MI300X/MI325X nodes at TP8: the
+# 20.8 us it held before (no CDNA 3 MoE point constrained it) left Llama 4 Maverick at concurrency 1 24% and
+# DeepSeek-R1 at 4 44% faster than measured, and 40 us brings Maverick within 5% at 1, 16 and 100 sequences.
+_CDNA3_MOE_FLOOR = (
+    f"{FITTED}: SGLang 0.5.9 Llama 4 Maverick BF16 TP8 on MI300X at concurrency 1/16/100 (github.com/sgl-project/"
+    "sgl-cookbook, Llama4.md) and SGLang 0.5.19 DeepSeek-R1-0528 FP8 TP8 on MI325X at 4-64 (InferenceX pull 3318)"
+)
 
 
 def _row(
@@ -177,12 +184,12 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         moe=(0.8, 0.64, 0.95),
         prefill=(0.25, 0.188, 0.312),
         floor=(16.5, 11.4, 25.9),
-        floor_moe=(20.8, 14.4, 35.2),
+        floor_moe=(40.0, 27.7, 67.7),
         train=(0.30, 0.24, 0.36),
         diffusion=(0.33, 0.26, 0.42),
         fp8=(0.714, 0.63, 0.798),
         fp4=(1.0, 1.0, 1.0),
-        sources={"default": FITTED},
+        sources={"default": FITTED, "step_floor_us_moe": _CDNA3_MOE_FLOOR},
     ),
     # CDNA 4 GEMM rates fit to one MI355X running Llama 3.1 8B at TP1 under vLLM 0.20 (offline, 1024 in / 128 out,
     # 16,384 prompts): BF16 65,725 total tok/s sets prefill_mfu, MXFP4 (weights and activations) 87,460 fp4_compute;
@@ -194,7 +201,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         moe=(0.8, 0.55, 0.95),
         prefill=(0.51, 0.41, 0.61),
         floor=(16.5, 11, 30),
-        floor_moe=(20.8, 14, 40),
+        floor_moe=(40.0, 27, 77),
         train=(0.3, 0.22, 0.38),
         diffusion=(0.33, 0.24, 0.45),
         fp8=(0.714, 0.6, 0.85),
