@@ -70,6 +70,9 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     output_tokens: int = 0
     concurrency: int = 1
     max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
+    # Sequences per copy the server's KV cache held at once where the source's own data shows it (a build whose cache
+    # layout the model does not know); 0: the model's capacity.
+    kv_cache_sequences: int = 0
     sequence_length: int = 4096
     method: str = "full"
     recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
@@ -124,7 +127,7 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         expert_parallel=layout.expert,
         dp_attention=dp_attention,
     )
-    held = shape.max_concurrency(usable_memory_bytes(gpu))
+    held = point.kv_cache_sequences or shape.max_concurrency(usable_memory_bytes(gpu))
     busy = min(copies, point.concurrency)
     engine = ENGINES.get(point.engine)  # type: ignore[call-overload]
     # The engine's default cap on sequences in flight, as the planner applies it.

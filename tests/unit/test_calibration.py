@@ -22,7 +22,7 @@ MAX_MEDIAN_ERROR = 0.0573
 MAX_HOPPER_INFERENCE_MEDIAN = 0.0643
 # The worst |error| any point reaches, and how many points are beyond the 30%.
 MAX_POINT_ERROR = 0.69
-MAX_POINTS_OVER_30_PCT = 2
+MAX_POINTS_OVER_30_PCT = 1
 
 
 def test_points_are_distinct_and_sourced() -> None:
