@@ -87,6 +87,13 @@ _CDNA3_MOE_FLOOR = (
     f"{FITTED}: SGLang 0.5.9 Llama 4 Maverick BF16 TP8 on MI300X at concurrency 1/16/100 (github.com/sgl-project/"
     "sgl-cookbook, Llama4.md) and SGLang 0.5.19 DeepSeek-R1-0528 FP8 TP8 on MI325X at 4-64 (InferenceX pull 3318)"
 )
+# CDNA 4 keeps the floor CDNA 3 had before that fit: SGLang DeepSeek-R1-0528 FP8 at TP8 on 8x MI355X decodes 64
+# sequences at a mean TPOT of 24.46 ms (1k in / 1k out, InferenceX pull 1243's baseline), already 20% faster than the
+# model with it, and CDNA 3's 40 us would put it 28% off; one point at 64 does not fit a floor, so none is fitted.
+_CDNA4_MOE_FLOOR = (
+    "gpu-advisor default: CDNA 3's MoE floor before its fit (SGLang DeepSeek-R1-0528 FP8 TP8 on MI355X at 64 "
+    "sequences, github.com/SemiAnalysisAI/InferenceX/pull/1243: mean TPOT 24.46 ms, the model 20% slower)"
+)
 
 
 def _row(
@@ -201,7 +208,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
         moe=(0.8, 0.55, 0.95),
         prefill=(0.51, 0.41, 0.61),
         floor=(16.5, 11, 30),
-        floor_moe=(40.0, 27, 77),
+        floor_moe=(20.8, 14, 40),
         train=(0.3, 0.22, 0.38),
         diffusion=(0.33, 0.24, 0.45),
         fp8=(0.714, 0.6, 0.85),
@@ -210,6 +217,7 @@ EFFICIENCY: dict[Family, dict[FactorName, Factor]] = {
             "default": "gpu-advisor default: CDNA 3's fitted values (not constrained by the CDNA 4 measurements)",
             "prefill_mfu": f"{FITTED}: {_MI355X_8B} (BF16 65,725 total tokens/s)",
             "fp4_compute": f"{FITTED}: {_MI355X_8B} (MXFP4 87,460 total tokens/s)",
+            "step_floor_us_moe": _CDNA4_MOE_FLOOR,
         },
     ),
     "gaudi": _row(
