@@ -58,6 +58,9 @@ def inference_launch(
     quantize = _QUANTIZATION.get(precision) if _NATIVE.get(model.native_precision) != precision else None
     context = workload.input_tokens + workload.output_tokens
     engine = workload.engine
+    # Both engines leave AMD's AITER kernels off by default (vLLM's VLLM_ROCM_USE_AITER is "False" in every release);
+    # the CDNA estimates are fit to runs with them on.
+    aiter = chosen.copy.gpu.vendor == "amd"
     if engine == "sglang":
         gpus = layout.gpus // layout.pipeline
         flags = [f"--model-path {repo}", f"--tp-size {gpus}"]
@@ -73,10 +76,12 @@ def inference_launch(
             if mla.casts_fp8_pool(engine, chosen.copy.speed.family, model, kv_precision):
                 # The default backend would cast the whole FP8 pool to bf16 every layer (domain/mla.py).
                 flags.append("--attention-backend flashmla --page-size 64")
+        if aiter:
+            flags.append("--attention-backend aiter")
         if quantize:
             flags.append(f"--quantization {quantize}")
         flags.append(f"--context-length {context}")
-        command = "python -m sglang.launch_server " + " ".join(flags)
+        command = ("SGLANG_USE_AITER=1 " if aiter else "") + "python -m sglang.launch_server " + " ".join(flags)
     elif engine == "trtllm":
         tensor = layout.gpus // layout.pipeline
         flags = [repo, f"--tp_size {tensor}", f"--pp_size {layout.pipeline}"]
@@ -97,7 +102,7 @@ def inference_launch(
         if quantize:
             flags.append(f"--quantization {quantize}")
         flags.append(f"--max-model-len {context}")
-        command = "vllm serve " + " ".join(flags)
+        command = ("VLLM_ROCM_USE_AITER=1 " if aiter else "") + "vllm serve " + " ".join(flags)
     return Launch(engine=engine, command=command + _span_comment(layout, chosen.copy.gpu))
 
 

@@ -1,0 +1,35 @@
+"""On AMD GPUs the launch turns on the AITER kernels the estimate assumes (vLLM and SGLang leave them off)."""
+
+from api.storage import reference as R
+from domain.workloads import InferenceWorkload
+from tests.conftest import run_estimate
+
+CATALOG = R.with_ledger(R.load_reference_catalog())
+
+
+def _command(model: str, engine: str, gpu: str) -> str:
+    workload = InferenceWorkload(model=model, precision="fp8", engine=engine)
+    option = run_estimate(CATALOG, workload, gpu, 8)
+    assert option.launch is not None
+    return option.launch.command
+
+
+def test_vllm_on_amd_switches_aiter_on() -> None:
+    for model in ("deepseek-r1", "llama-3.1-70b"):
+        assert _command(model, "vllm", "mi325x").startswith("VLLM_ROCM_USE_AITER=1 vllm serve ")
+        assert "AITER" not in _command(model, "vllm", "h200")
+
+
+def test_sglang_on_amd_uses_the_aiter_kernels_and_attention_backend() -> None:
+    command = _command("deepseek-r1", "sglang", "mi300x")
+    assert command.startswith("SGLANG_USE_AITER=1 python -m sglang.launch_server ")
+    assert "--attention-backend aiter" in command
+    assert "aiter" not in _command("deepseek-r1", "sglang", "b200").lower()
+
+
+def test_the_amd_deepseek_estimate_names_the_aiter_mla_latency() -> None:
+    workload = InferenceWorkload(model="deepseek-r1", precision="fp8", engine="sglang")
+    option = run_estimate(CATALOG, workload, "mi325x", 8)
+    names = {item.name: item for item in option.assumptions}
+    assert "mla_decode_extra_us" in names
+    assert "InferenceX/pull/3318" in names["mla_decode_extra_us"].source
