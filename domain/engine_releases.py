@@ -6,6 +6,7 @@ that release lacked, so an old figure neither drags the current model down nor c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
@@ -19,7 +20,8 @@ from domain.mla import absorbed_decode_params
 # training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
 # latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
 # cost host time; a diffusion pipeline's denoising step run without a CUDA graph, whose launches likewise cost host
-# time once per step; the weights the decode step of a multi-head latent attention model reads.
+# time once per step; the weights the decode step of a multi-head latent attention model reads; a DeepSeek-architecture
+# model's decode step and prefill on AMD GPUs before AITER's kernels (Triton MLA decode, MoE and block-FP8 GEMMs).
 Applies = Literal[
     "gqa_decode_attention",
     "diffusion_attention",
@@ -28,6 +30,7 @@ Applies = Literal[
     "eager_mla_decode",
     "eager_diffusion_step",
     "absorbed_mla_decode",
+    "rocm_pre_aiter_mla",
 ]
 
 
@@ -49,9 +52,12 @@ class Release:
     # next; past `up_to_batch` the release changes nothing.
     by_batch: tuple[tuple[int, float], ...] = ()
     up_to_batch: int = 0
-    # Host time an eager run adds (such a release's `factor` is 1): per layer of a decode step (eager_mla_decode),
-    # per denoising step of a diffusion pipeline, one denoiser call whatever the batch (eager_diffusion_step).
+    # Time an older run adds (such a release's `factor` is 1): per layer of a decode step (eager_mla_decode's host
+    # launches, rocm_pre_aiter_mla's slower kernels), per denoising step of a diffusion pipeline, one denoiser call
+    # whatever the batch (eager_diffusion_step).
     host_us: float = 0.0
+    prefill: float = 1.0  # how many times longer a prefill took before the change
+    families: frozenset[str] = frozenset()  # GPU families the change concerns (empty: every family)
 
     def factor_at(self, batch: int) -> float:
         """The slowdown at `batch` sequences in flight."""
@@ -82,6 +88,19 @@ EAGER_QUOTE = (
     "## DeepSeek-Coder-V2-Lite (4x faster) ... # triton w/ cuda graph # Decode.  median latency: 0.00622 s, median "
     "throughput:    160.82 token/s"
 )
+
+# AMD's SGLang + AITER integration measured DeepSeek-R1 FP8 at TP8 on 8x MI300X with and without AITER's kernels
+# (bench_one_batch, batch 64, 512 in / 32 out): the decode step went from 53.19 to 28.37 ms and the prefill latency
+# fell by 52%. The difference holds at every batch of the early-2025 sweeps (vLLM 0.7.3 on MI300X: median ITL 21-31 ms
+# above today's step at 4-128 sequences), so it is a fixed time per layer of the 61, not a factor.
+PRE_AITER_MLA_LAYER_US = (53.19 - 28.37) * 1e3 / 61
+PRE_AITER_PREFILL = 1 / (1 - 0.52)
+PRE_AITER_SOURCE = "https://rocm.blogs.amd.com/artificial-intelligence/aiter-intergration-s/README.html"
+PRE_AITER_QUOTE = (
+    "Prefill Latency: ↓ 52% ... Decode Latency: ↓ 47% ... Decode.  median latency: 0.05319 s, median throughput:  "
+    "1203.31 token/s ... Decode.  median latency: 0.02837 s, median throughput:  2255.85 token/s"
+)
+AMD_FAMILIES = frozenset({"cdna3", "cdna4"})
 
 # ONNX Runtime's Stable Diffusion benchmark timed its CUDA pipeline with and without a CUDA graph on the same
 # A100-PCIE-80GB, release and batch 1: 1.11 s vs 1.04 s over 50 steps, 1.4 ms of launches per denoising step.
@@ -222,6 +241,34 @@ RELEASES: tuple[Release, ...] = (
         "self.W_UV_O = W_UV_O.to(act_dtype)",
     ),
 )
+RELEASES += (
+    Release(
+        engine="vllm",
+        since=(0, 8, 5),
+        change="AITER MLA backend on ROCm (vllm/attention/backends/rocm_aiter_mla.py, AITER's mla_decode_fwd, with "
+        "VLLM_ROCM_USE_AITER=1; first in 0.8.5, vllm-project/vllm#15893); before it every MLA model on ROCm ran "
+        "TritonMLABackend with Triton MoE and block-FP8 GEMMs",
+        applies="rocm_pre_aiter_mla",
+        host_us=PRE_AITER_MLA_LAYER_US,
+        prefill=PRE_AITER_PREFILL,
+        families=AMD_FAMILIES,
+        source=PRE_AITER_SOURCE,
+        quote=PRE_AITER_QUOTE,
+    ),
+    Release(
+        engine="sglang",
+        since=(0, 4, 7),
+        change="--attention-backend aiter with AITER's MLA decode and SGLANG_USE_AITER (first in 0.4.7: "
+        "python/sglang/srt/layers/attention/aiter_backend.py 'from aiter.mla import mla_decode_fwd'); before it "
+        "DeepSeek on ROCm decoded with the Triton MLA kernel",
+        applies="rocm_pre_aiter_mla",
+        host_us=PRE_AITER_MLA_LAYER_US,
+        prefill=PRE_AITER_PREFILL,
+        families=AMD_FAMILIES,
+        source=PRE_AITER_SOURCE,
+        quote=PRE_AITER_QUOTE,
+    ),
+)
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
 MANY_EXPERTS = 60
 
@@ -260,8 +307,16 @@ def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
     return _slowdown("diffusion_attention", engine, version, measured)
 
 
-def _host_seconds(applies: Applies, engine: str, version: str, measured: date) -> float:
-    return 1e-6 * sum(r.host_us for r in RELEASES if r.applies == applies and r.lacks(engine, version, measured))
+def _lacking(applies: Applies, engine: str, version: str, measured: date, family: str = "") -> list[Release]:
+    return [
+        r
+        for r in RELEASES
+        if r.applies == applies and r.lacks(engine, version, measured) and (not r.families or family in r.families)
+    ]
+
+
+def _host_seconds(applies: Applies, engine: str, version: str, measured: date, family: str = "") -> float:
+    return 1e-6 * sum(r.host_us for r in _lacking(applies, engine, version, measured, family))
 
 
 def diffusion_step_host_seconds(engine: str, version: str, measured: date) -> float:
@@ -298,11 +353,20 @@ def absorbed_decode(model: LlmModel, precision: str, engine: str, version: str, 
     return model.layers * extra, model.layers * (absorbed + rope - replaced)
 
 
-def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date) -> float:
-    """Host time a release without today's CUDA graphs adds to each decode step of `engine` at `version`."""
+def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date, family: str = "") -> float:
+    """Time a release without today's CUDA graphs or AMD kernels adds to each decode step of `engine` at `version`."""
     if model.attention != "mla":
         return 0.0
-    return model.layers * _host_seconds("eager_mla_decode", engine, version, measured)
+    per_layer = _host_seconds("eager_mla_decode", engine, version, measured)
+    per_layer += _host_seconds("rocm_pre_aiter_mla", engine, version, measured, family)
+    return model.layers * per_layer
+
+
+def prefill_slowdown(model: LlmModel, engine: str, version: str, measured: date, family: str) -> float:
+    """How many times longer than today's release a prefill took on `engine` at `version` on `family`."""
+    if model.attention != "mla":
+        return 1.0
+    return math.prod(r.prefill for r in _lacking("rocm_pre_aiter_mla", engine, version, measured, family))
 
 
 @dataclass(frozen=True)
@@ -314,20 +378,22 @@ class DecodeEffects:
     host_s: float = 0.0  # host time added to each step
     extra_bytes: float = 0.0  # weight bytes of all layers read beyond the checkpoint's
     extra_params: float = 0.0  # and the parameters they hold
+    prefill: float = 1.0  # the prefill takes this many times longer
 
 
 TODAY = DecodeEffects()
 
 
 def decode_effects(
-    model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int
+    model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int, family: str = ""
 ) -> DecodeEffects:
-    """Everything `engine` at `version` lacked in a decode step of `batch` sequences, against today's release."""
+    """Everything `engine` at `version` on `family` lacked in serving `batch` sequences, against today's release."""
     extra_bytes, extra_params = absorbed_decode(model, precision, engine, version, measured)
     return DecodeEffects(
         kv_read=kv_read_slowdown(model, engine, version, measured),
         step=decode_slowdown(model, precision, engine, version, measured, batch),
-        host_s=decode_host_seconds(model, engine, version, measured),
+        host_s=decode_host_seconds(model, engine, version, measured, family),
         extra_bytes=extra_bytes,
         extra_params=extra_params,
+        prefill=prefill_slowdown(model, engine, version, measured, family),
     )

@@ -333,7 +333,8 @@ class InstanceSpeed:
         t_comm = self._collective_seconds(tokens, scenario) * self.layout.pipeline
         # Under load the batch's prefills share all the copy's GPUs.
         shared = flops / (self.gpus * self.peak_flops * mfu) if self.layout.dp_attention else t_compute
-        return max(t_compute, t_memory) + t_comm, shared + t_comm
+        slower = self.release.prefill  # an old release's prefill kernels (reproductions only)
+        return slower * (max(t_compute, t_memory) + t_comm), slower * (shared + t_comm)
 
     def _gemm_mfu(self, scenario: Scenario) -> float:
         mfu = self.gemm_mfu.at(scenario) * self.gemm_size_share

@@ -143,7 +143,9 @@ def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPo
         max(1, point.output_tokens),
         engine.decode_speedup if engine else 1.0,
         two_stage_all_reduce=engine.two_stage_all_reduce if engine else False,
-        release=decode_effects(model, point.precision, point.engine, point.engine_version, point.date, batch),
+        release=decode_effects(
+            model, point.precision, point.engine, point.engine_version, point.date, batch, family_of(gpu)
+        ),
         engine=point.engine,
     )
     serving = speed.point(batch, scenario)

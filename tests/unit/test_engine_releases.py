@@ -11,6 +11,7 @@ from api.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.engine_releases import (
     RELEASES,
+    decode_effects,
     diffusion_slowdown,
     fine_tuning_slowdown,
     kv_read_slowdown,
@@ -103,3 +104,27 @@ def test_an_old_nemo_automodel_lora_run_reproduces_slower_than_todays(reference:
     today = msgspec.structs.replace(old, date=date(2026, 5, 1))
     assert reproduce(reference, old).expected == pytest.approx(reproduce(reference, today).expected * 608.42 / 1091.85)
     assert abs(reproduce(reference, old).error) < 0.3
+
+
+def test_deepseek_on_amd_before_aiter_decoded_and_prefilled_slower(reference: Catalog) -> None:
+    deepseek, llama = llm(reference, "deepseek-r1"), llm(reference, "llama-3.1-70b")
+    early = decode_effects(deepseek, "fp8", "vllm", "0.7.3.dev138", date(2025, 3, 18), 128, "cdna3")
+    # AMD's AITER on/off measurement: 24.82 ms more per decode step of 61 layers, prefill 52% longer.
+    assert early.host_s == pytest.approx(24.82e-3, rel=1e-3)
+    assert early.prefill == pytest.approx(2.083, rel=1e-3)
+    assert decode_effects(deepseek, "fp8", "sglang", "0.4.2.post4", date(2025, 3, 18), 4, "cdna3").host_s > 0
+    # Releases with AITER's MLA decode, NVIDIA GPUs and models without MLA are untouched.
+    for effects in (
+        decode_effects(deepseek, "fp8", "vllm", "0.8.5", date(2025, 5, 1), 128, "cdna3"),
+        decode_effects(deepseek, "fp8", "sglang", "0.4.7", date(2025, 6, 1), 128, "cdna3"),
+        decode_effects(deepseek, "fp8", "vllm", "0.7.3", date(2025, 3, 18), 128, "hopper"),
+        decode_effects(llama, "fp8", "vllm", "0.7.3", date(2025, 3, 18), 128, "cdna3"),
+    ):
+        assert effects.host_s == 0 and effects.prefill == 1
+
+
+def test_the_early_mi300x_deepseek_sweep_reproduces_with_the_pre_aiter_stack(reference: Catalog) -> None:
+    for point_id in ("dstack-2025-03-r1-mi300x-vllm-3200-800", "dstack-2025-03-r1-mi300x-vllm-3200-800-c4"):
+        old = point(point_id)
+        today = msgspec.structs.replace(old, engine_version="0.9.0")
+        assert abs(reproduce(reference, old).error) < 0.2 < abs(reproduce(reference, today).error)
