@@ -89,16 +89,16 @@ EAGER_QUOTE = (
     "throughput:    160.82 token/s"
 )
 
-# AMD's SGLang + AITER integration measured DeepSeek-R1 FP8 at TP8 on 8x MI300X with and without AITER's kernels
-# (bench_one_batch, batch 64, 512 in / 32 out): the decode step went from 53.19 to 28.37 ms and the prefill latency
-# fell by 52%. The difference holds at every batch of the early-2025 sweeps (vLLM 0.7.3 on MI300X: median ITL 21-31 ms
-# above today's step at 4-128 sequences), so it is a fixed time per layer of the 61, not a factor.
+# AMD's SGLang + AITER integration (a private SGLang 0.4.4 build) measured DeepSeek-R1 FP8 at TP8 on 8x MI300X with and
+# without AITER's kernels (bench_one_batch, batch 64, 512 in / 32 out): the decode step went from 53.19 to 28.37 ms and
+# the prefill latency fell by 52%. The difference holds at every batch of the early-2025 sweeps (vLLM 0.7.3 on MI300X:
+# median ITL 21-31 ms above today's step at 4-128 sequences), so it is a fixed time per layer of the 61, not a factor.
 PRE_AITER_MLA_LAYER_US = (53.19 - 28.37) * 1e3 / 61
 PRE_AITER_PREFILL = 1 / (1 - 0.52)
 PRE_AITER_SOURCE = "https://rocm.blogs.amd.com/artificial-intelligence/aiter-intergration-s/README.html"
 PRE_AITER_QUOTE = (
-    "Prefill Latency: ↓ 52% ... Decode Latency: ↓ 47% ... Decode.  median latency: 0.05319 s, median throughput:  "
-    "1203.31 token/s ... Decode.  median latency: 0.02837 s, median throughput:  2255.85 token/s"
+    "Prefill Latency: ↓ 52% ... Decode Latency: ↓ 47% ... Decode. median latency: 0.05319 s, median throughput: "
+    "1203.31 token/s ... Decode. median latency: 0.02837 s, median throughput: 2255.85 token/s"
 )
 AMD_FAMILIES = frozenset({"cdna3", "cdna4"})
 
@@ -240,8 +240,6 @@ RELEASES: tuple[Release, ...] = (
         'is possible due to V@O as the "epilogue" of attention ... self.W_Q_UK = W_Q_UK.to(act_dtype) ... '
         "self.W_UV_O = W_UV_O.to(act_dtype)",
     ),
-)
-RELEASES += (
     Release(
         engine="vllm",
         since=(0, 8, 5),
