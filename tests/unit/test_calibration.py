@@ -21,7 +21,7 @@ POINTS = calibration_points()
 MAX_MEDIAN_ERROR = 0.0575
 MAX_HOPPER_INFERENCE_MEDIAN = 0.0643
 # The worst |error| any point reaches, and how many points are beyond the 30%.
-MAX_POINT_ERROR = 0.69
+MAX_POINT_ERROR = 0.33
 MAX_POINTS_OVER_30_PCT = 1
 
 
