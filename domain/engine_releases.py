@@ -102,6 +102,22 @@ PRE_AITER_QUOTE = (
 )
 AMD_FAMILIES = frozenset({"cdna3", "cdna4"})
 
+
+def _pre_aiter(engine: str, since: tuple[int, ...], change: str) -> Release:
+    """The release that brought AITER's MLA decode to `engine` on AMD GPUs."""
+    return Release(
+        engine=engine,
+        since=since,
+        change=change,
+        applies="rocm_pre_aiter_mla",
+        host_us=PRE_AITER_MLA_LAYER_US,
+        prefill=PRE_AITER_PREFILL,
+        families=AMD_FAMILIES,
+        source=PRE_AITER_SOURCE,
+        quote=PRE_AITER_QUOTE,
+    )
+
+
 # ONNX Runtime's Stable Diffusion benchmark timed its CUDA pipeline with and without a CUDA graph on the same
 # A100-PCIE-80GB, release and batch 1: 1.11 s vs 1.04 s over 50 steps, 1.4 ms of launches per denoising step.
 EAGER_DIFFUSION_STEP_HOST_US = (1.11 - 1.04) / 50 * 1e6
@@ -240,31 +256,19 @@ RELEASES: tuple[Release, ...] = (
         'is possible due to V@O as the "epilogue" of attention ... self.W_Q_UK = W_Q_UK.to(act_dtype) ... '
         "self.W_UV_O = W_UV_O.to(act_dtype)",
     ),
-    Release(
-        engine="vllm",
-        since=(0, 8, 5),
-        change="AITER MLA backend on ROCm (vllm/attention/backends/rocm_aiter_mla.py, AITER's mla_decode_fwd, with "
+    _pre_aiter(
+        "vllm",
+        (0, 8, 5),
+        "AITER MLA backend on ROCm (vllm/attention/backends/rocm_aiter_mla.py, AITER's mla_decode_fwd, with "
         "VLLM_ROCM_USE_AITER=1; first in 0.8.5, vllm-project/vllm#15893); before it every MLA model on ROCm ran "
         "TritonMLABackend with Triton MoE and block-FP8 GEMMs",
-        applies="rocm_pre_aiter_mla",
-        host_us=PRE_AITER_MLA_LAYER_US,
-        prefill=PRE_AITER_PREFILL,
-        families=AMD_FAMILIES,
-        source=PRE_AITER_SOURCE,
-        quote=PRE_AITER_QUOTE,
     ),
-    Release(
-        engine="sglang",
-        since=(0, 4, 7),
-        change="--attention-backend aiter with AITER's MLA decode and SGLANG_USE_AITER (first in 0.4.7: "
+    _pre_aiter(
+        "sglang",
+        (0, 4, 7),
+        "--attention-backend aiter with AITER's MLA decode and SGLANG_USE_AITER (first in 0.4.7: "
         "python/sglang/srt/layers/attention/aiter_backend.py 'from aiter.mla import mla_decode_fwd'); before it "
         "DeepSeek on ROCm decoded with the Triton MLA kernel",
-        applies="rocm_pre_aiter_mla",
-        host_us=PRE_AITER_MLA_LAYER_US,
-        prefill=PRE_AITER_PREFILL,
-        families=AMD_FAMILIES,
-        source=PRE_AITER_SOURCE,
-        quote=PRE_AITER_QUOTE,
     ),
 )
 # MoEs with at least this many routed experts took the moe_wna16 path (#13236 tested 60, 64 and 256 experts).
