@@ -87,12 +87,12 @@ _CDNA3_MOE_FLOOR = (
     f"{FITTED}: SGLang 0.5.9 Llama 4 Maverick BF16 TP8 on MI300X at concurrency 1/16/100 (github.com/sgl-project/"
     "sgl-cookbook, Llama4.md) and SGLang 0.5.19 DeepSeek-R1-0528 FP8 TP8 on MI325X at 4-64 (InferenceX pull 3318)"
 )
-# CDNA 4 keeps the floor CDNA 3 had before that fit: SGLang DeepSeek-R1-0528 FP8 at TP8 on 8x MI355X decodes 64
-# sequences at a mean TPOT of 24.46 ms (1k in / 1k out, InferenceX pull 1243's baseline), already 20% faster than the
-# model with it, and CDNA 3's 40 us would put it 28% off; one point at 64 does not fit a floor, so none is fitted.
+# CDNA 4 keeps the floor CDNA 3 had before that fit: SGLang 0.5.9 DeepSeek-R1-0528 FP8 at TP8 on 8x MI355X (FP8 cache)
+# decodes 64 sequences at a mean TPOT of 23.01 ms (1k in / 1k out, InferenceX pull 1243), 23% faster than the model with
+# it, and CDNA 3's 40 us would put it 32% off; one point at 64 does not fit a floor, so none is fitted.
 _CDNA4_MOE_FLOOR = (
     "gpu-advisor default: CDNA 3's MoE floor before its fit (SGLang DeepSeek-R1-0528 FP8 TP8 on MI355X at 64 "
-    "sequences, github.com/SemiAnalysisAI/InferenceX/pull/1243: mean TPOT 24.46 ms, the model 20% slower)"
+    "sequences, github.com/SemiAnalysisAI/InferenceX/pull/1243: mean TPOT 23.01 ms, the model 23% slower)"
 )
 
 
