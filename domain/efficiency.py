@@ -82,7 +82,8 @@ _B200_GEMM = f"{KERNELS}: systems/data/b200_sxm/gemm/trtllm/1.3.0rc20/gemm_perf.
 _MI355X_8B = "rocm.blogs.amd.com/artificial-intelligence/w4a6-quant-mm (1x MI355X, Llama 3.1 8B TP1, vLLM 0.20)"
 # The MoE step floor on CDNA 3, fit to the SGLang MoE decode measurements on 8-GPU MI300X/MI325X nodes at TP8: the
 # 20.8 us it held before (no CDNA 3 MoE point constrained it) left Llama 4 Maverick at concurrency 1 24% and
-# DeepSeek-R1 at 4 44% faster than measured, and 40 us brings Maverick within 5% at 1, 16 and 100 sequences.
+# DeepSeek-R1 at 4 44% faster than measured, and 40 us brings Maverick within 5% at 1, 16 and 100 sequences (the
+# same page's Llama 4 Scout, not in the fit, lands at -15% and -3% at 1 and 16).
 _CDNA3_MOE_FLOOR = (
     f"{FITTED}: SGLang 0.5.9 Llama 4 Maverick BF16 TP8 on MI300X at concurrency 1/16/100 (github.com/sgl-project/"
     "sgl-cookbook, Llama4.md) and SGLang 0.5.19 DeepSeek-R1-0528 FP8 TP8 on MI325X at 4-64 (InferenceX pull 3318)"

@@ -92,7 +92,7 @@ EAGER_QUOTE = (
 # AMD's SGLang + AITER integration (a private SGLang 0.4.4 build) measured DeepSeek-R1 FP8 at TP8 on 8x MI300X with and
 # without AITER's kernels (bench_one_batch, batch 64, 512 in / 32 out): the decode step went from 53.19 to 28.37 ms and
 # the prefill latency fell by 52%. The difference holds at every batch of the early-2025 sweeps (vLLM 0.7.3 on MI300X:
-# median ITL 21-31 ms above today's step at 4-128 sequences), so it is a fixed time per layer of the 61, not a factor.
+# median ITL 22-32 ms above today's step at 4-128 sequences), so it is a fixed time per layer of the 61, not a factor.
 PRE_AITER_MLA_LAYER_US = (53.19 - 28.37) * 1e3 / 61
 PRE_AITER_PREFILL = 1 / (1 - 0.52)
 PRE_AITER_SOURCE = "https://rocm.blogs.amd.com/artificial-intelligence/aiter-intergration-s/README.html"

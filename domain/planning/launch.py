@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 # Checkpoints already stored in the weight precision need no quantization flag.
 _NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
 _QUANTIZATION = {"fp8": "fp8", "int8": "int8", "int4": "awq", "fp4": "mxfp4"}
+AITER_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 
 
 def hf_id(model: LlmModel) -> str:
@@ -58,9 +59,10 @@ def inference_launch(
     quantize = _QUANTIZATION.get(precision) if _NATIVE.get(model.native_precision) != precision else None
     context = workload.input_tokens + workload.output_tokens
     engine = workload.engine
-    # Both engines leave AMD's AITER kernels off by default (vLLM's VLLM_ROCM_USE_AITER is "False" in every release);
-    # the CDNA estimates are fit to runs with them on.
-    aiter = chosen.copy.gpu.vendor == "amd"
+    # The CDNA 3/4 estimates are fit to runs with AMD's AITER kernels on: vLLM leaves them off (VLLM_ROCM_USE_AITER is
+    # "False" in every release) and SGLang turns them on only in its ROCm images (-mi30x/-mi35x, ENV
+    # SGLANG_USE_AITER=1), so the command says so. They are built for CDNA 3 and 4 only (gfx942, gfx950), not MI250X.
+    aiter = chosen.copy.gpu.vendor == "amd" and chosen.copy.gpu.architecture in AITER_ARCHITECTURES
     if engine == "sglang":
         gpus = layout.gpus // layout.pipeline
         flags = [f"--model-path {repo}", f"--tp-size {gpus}"]
@@ -71,13 +73,14 @@ def inference_launch(
         if layout.expert > 1:
             flags.append(f"--ep-size {layout.expert}")
         flags.append(f"--max-running-requests {batch_cap}")
+        backend = "aiter" if aiter else ""
         if kv_precision == "fp8":
             flags.append("--kv-cache-dtype fp8_e4m3")
             if mla.casts_fp8_pool(engine, chosen.copy.speed.family, model, kv_precision):
                 # The default backend would cast the whole FP8 pool to bf16 every layer (domain/mla.py).
-                flags.append("--attention-backend flashmla --page-size 64")
-        if aiter:
-            flags.append("--attention-backend aiter")
+                backend = "flashmla --page-size 64"
+        if backend:
+            flags.append(f"--attention-backend {backend}")
         if quantize:
             flags.append(f"--quantization {quantize}")
         flags.append(f"--context-length {context}")

@@ -1,4 +1,4 @@
-"""On AMD GPUs the launch turns on the AITER kernels the estimate assumes (vLLM and SGLang leave them off)."""
+"""On CDNA 3/4 GPUs the launch turns on the AITER kernels the estimate assumes (vLLM leaves them off)."""
 
 from api.storage import reference as R
 from domain.workloads import InferenceWorkload
@@ -7,8 +7,8 @@ from tests.conftest import run_estimate
 CATALOG = R.with_ledger(R.load_reference_catalog())
 
 
-def _command(model: str, engine: str, gpu: str) -> str:
-    workload = InferenceWorkload(model=model, precision="fp8", engine=engine)
+def _command(model: str, engine: str, gpu: str, precision: str = "fp8") -> str:
+    workload = InferenceWorkload(model=model, precision=precision, engine=engine)
     option = run_estimate(CATALOG, workload, gpu, 8)
     assert option.launch is not None
     return option.launch.command
@@ -33,3 +33,9 @@ def test_the_amd_deepseek_estimate_names_the_aiter_mla_latency() -> None:
     names = {item.name: item for item in option.assumptions}
     assert "mla_decode_extra_us" in names
     assert "InferenceX/pull/3318" in names["mla_decode_extra_us"].source
+
+
+def test_mi250x_gets_no_aiter_switches() -> None:
+    # AITER's kernels are built for CDNA 3 and 4 (gfx942, gfx950); an MI250X is CDNA 2.
+    for engine in ("vllm", "sglang"):
+        assert "aiter" not in _command("llama-3.1-70b", engine, "mi250x", "bf16").lower()
