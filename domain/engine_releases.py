@@ -12,6 +12,7 @@ from datetime import date
 from typing import Literal
 
 from domain.catalog import LlmModel
+from domain.efficiency import Family
 from domain.memory import BYTES_PER_PARAM
 from domain.mla import absorbed_decode_params
 
@@ -57,7 +58,7 @@ class Release:
     # whatever the batch (eager_diffusion_step).
     host_us: float = 0.0
     prefill: float = 1.0  # how many times longer a prefill took before the change
-    families: frozenset[str] = frozenset()  # GPU families the change concerns (empty: every family)
+    families: frozenset[Family] = frozenset()  # GPU families the change concerns (empty: every family)
 
     def factor_at(self, batch: int) -> float:
         """The slowdown at `batch` sequences in flight."""
@@ -100,7 +101,7 @@ PRE_AITER_QUOTE = (
     "Prefill Latency: ↓ 52% ... Decode Latency: ↓ 47% ... Decode. median latency: 0.05319 s, median throughput: "
     "1203.31 token/s ... Decode. median latency: 0.02837 s, median throughput: 2255.85 token/s"
 )
-AMD_FAMILIES = frozenset({"cdna3", "cdna4"})
+AMD_FAMILIES: frozenset[Family] = frozenset({"cdna3", "cdna4"})
 
 
 def _pre_aiter(engine: str, since: tuple[int, ...], change: str) -> Release:
@@ -309,7 +310,8 @@ def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
     return _slowdown("diffusion_attention", engine, version, measured)
 
 
-def _lacking(applies: Applies, engine: str, version: str, measured: date, family: str = "") -> list[Release]:
+def _lacking(applies: Applies, engine: str, version: str, measured: date, family: Family | None) -> list[Release]:
+    """The releases of kind `applies` a run lacked; `family` None: a kind no release limits to families."""
     return [
         r
         for r in RELEASES
@@ -317,7 +319,7 @@ def _lacking(applies: Applies, engine: str, version: str, measured: date, family
     ]
 
 
-def _host_seconds(applies: Applies, engine: str, version: str, measured: date, family: str = "") -> float:
+def _host_seconds(applies: Applies, engine: str, version: str, measured: date, family: Family | None = None) -> float:
     return 1e-6 * sum(r.host_us for r in _lacking(applies, engine, version, measured, family))
 
 
@@ -355,7 +357,9 @@ def absorbed_decode(model: LlmModel, precision: str, engine: str, version: str, 
     return model.layers * extra, model.layers * (absorbed + rope - replaced)
 
 
-def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date, family: str = "") -> float:
+def decode_host_seconds(
+    model: LlmModel, engine: str, version: str, measured: date, family: Family | None = None
+) -> float:
     """Time a release without today's CUDA graphs or AMD kernels adds to each decode step of `engine` at `version`."""
     if model.attention != "mla":
         return 0.0
@@ -364,7 +368,7 @@ def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: da
     return model.layers * per_layer
 
 
-def prefill_slowdown(model: LlmModel, engine: str, version: str, measured: date, family: str) -> float:
+def prefill_slowdown(model: LlmModel, engine: str, version: str, measured: date, family: Family) -> float:
     """How many times longer than today's release a prefill took on `engine` at `version` on `family`."""
     if model.attention != "mla":
         return 1.0
@@ -373,7 +377,7 @@ def prefill_slowdown(model: LlmModel, engine: str, version: str, measured: date,
 
 @dataclass(frozen=True)
 class DecodeEffects:
-    """What an old release changes in a decode step; the defaults are today's engines."""
+    """What an old release changes in a decode step and a prefill; the defaults are today's engines."""
 
     kv_read: float = 1.0  # the KV cache is read as if this many times larger
     step: float = 1.0  # the whole step takes this many times longer
@@ -387,7 +391,7 @@ TODAY = DecodeEffects()
 
 
 def decode_effects(
-    model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int, family: str = ""
+    model: LlmModel, precision: str, engine: str, version: str, measured: date, batch: int, family: Family
 ) -> DecodeEffects:
     """Everything `engine` at `version` on `family` lacked in serving `batch` sequences, against today's release."""
     extra_bytes, extra_params = absorbed_decode(model, precision, engine, version, measured)

@@ -59,7 +59,7 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     # The checks and their exclusions are the same for every request of this shape, offers, rule and language.
     limits = plan.constraints
     shape = (workload.precision, workload.width, workload.height, workload.steps)
-    checks = ("image_check", *shape, plan.offers_key, limits.require_offer, plan.lang)
+    checks = ("image_check", *shape, plan.offers_key, limits.require_offer)
     memory, batch, seconds = plan.checked(checks, gpu, checked_speed)
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)

@@ -135,7 +135,6 @@ class InferenceSizing:
             max_gpus,
             plan.offers_key,
             limits.require_offer,
-            plan.lang,
         )
 
     def layouts_for(self, gpu: Gpu) -> InferenceLayouts:

@@ -210,7 +210,7 @@ class Plan:
         return value  # type: ignore[return-value]
 
     def _checks(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, Any]]:
-        """The results by GPU id of the check `key`: the catalog's while the offers are, else this request's."""
+        """The results by GPU id of the check `key`, in this request's language (an exclusion's reason is text)."""
         # A request runs one check key for every GPU, so its table is looked up once, not once per GPU.
         current = self.memo.get("checks")
         if current is not None and current[0] == key:

@@ -82,7 +82,7 @@ class TrainingSizing:
     def check_key(self) -> tuple[Any, ...]:
         """What the checks before a GPU's layout search depend on besides the GPU."""
         plan = self._plan
-        return ("train_check", *self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer, plan.lang)
+        return ("train_check", *self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer)
 
     def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
         """How fast the workload trains on this GPU in a scenario, for any layout."""
