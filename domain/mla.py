@@ -23,7 +23,8 @@ from domain.efficiency import KERNELS, Factor, Family, Scenario
 # 1.3.0rc20 and vLLM 0.24.0; 1-16 sequences of 1024-8192 tokens), the band the two engines' medians and the rows'
 # spread. Hopper fp8_block: 1.06 at 16 heads (H200 and H100; vLLM 0.96), 1.26 at 128 (vLLM 1.28); bf16 1.06 -> 1.11.
 # Blackwell fp8_block 1.73 -> 2.05 (vLLM 1.73 -> 2.17), nvfp4 1.72 -> 2.20 (vLLM 2.08 -> 2.50), bf16 1.38 -> 1.54
-# (vLLM 1.60 -> 1.78). GEMM kinds without tables (weight-only 4-bit, other families) keep the GEMM rate.
+# (vLLM 1.60 -> 1.78). Other families' 8-bit GEMMs run it at the 16-bit rate; 16-bit and weight-only 4-bit GEMMs
+# without tables keep the GEMM rate.
 _TABLES = f"{KERNELS}: mla_context_module_perf (trtllm 1.3.0rc20, vllm 0.24.0), DeepSeek-V3 shapes, speed over 16-bit"
 MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
     ("hopper", 16): (
@@ -48,6 +49,12 @@ MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
     ),
 }
 _FEW, _MANY = 16, 128  # heads per GPU the curves are given at
+# Where no table measures a family, 8-bit GEMMs do not make the block faster than the 16-bit rate: in every table that
+# exists FP8 buys little at TP8's 16 heads (Hopper fp8_block 1.06 as bf16 1.06), because the score and value products
+# and the small replicated projections stay 16-bit work. Taking the FP8 GEMM rate there (1.5-1.8x) made DeepSeek-R1's
+# 3,200-token prefill on 8x MI300X a third faster than the 0.43 s per request SGLang's own sweep implies (dstack, Feb
+# 2025: 128 x 0.43 s + 800 x 104.6 ms median ITL is the 139 s a wave of 128 requests took).
+UNTABLED_8_BIT = Factor(1.0, 0.93, 1.19, f"{_TABLES}: H200/H100 fp8_block at 16 heads (1.06, band 0.93-1.19)")
 
 
 def gemm_bits(precision: str, fp4_cores: bool) -> int:
@@ -60,10 +67,10 @@ def gemm_bits(precision: str, fp4_cores: bool) -> int:
 
 
 def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -> float | None:
-    """The MLA block's prefill speed over the 16-bit prefill rate with `heads` heads per GPU; None without tables."""
+    """The MLA block's prefill speed over the 16-bit prefill rate with `heads` heads per GPU; None: the GEMM rate."""
     curve = MLA_PREFILL.get((family, bits))
     if curve is None:
-        return None
+        return UNTABLED_8_BIT.at(scenario) if bits == 8 else None
     few, many = curve[0].at(scenario), curve[1].at(scenario)
     share = min(1.0, max(0.0, math.log2(heads / _FEW) / math.log2(_MANY / _FEW)))
     return few + (many - few) * share

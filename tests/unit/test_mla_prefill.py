@@ -38,7 +38,7 @@ def test_the_curve_runs_from_16_to_128_heads_per_gpu_and_stays_inside_its_ends()
     assert middle == pytest.approx(1.16)
     assert mla.prefill_speed("hopper", 8, 4, "expected") == few
     assert mla.prefill_speed("hopper", 8, 512, "expected") == many
-    assert mla.prefill_speed("cdna3", 8, 16, "expected") is None
+    assert mla.prefill_speed("cdna3", 16, 16, "expected") is None  # the 16-bit GEMM rate
     assert mla.prefill_speed("hopper", 0, 16, "expected") is None  # weight-only 4-bit: no table
 
 
@@ -74,3 +74,18 @@ def test_data_parallel_attention_pays_no_replication(reference: Catalog) -> None
     assert mla.prefill_flops(model, 1024, 1) == pytest.approx(
         model.layers * (2 * 1024 * mla.block_params(model) + 2 * 1024**2 * model.attention_heads * model.head_dim)
     )
+
+
+def test_fp8_gemms_do_not_speed_up_an_untabled_family_s_mla_block_past_the_16_bit_rate() -> None:
+    # No table measures CDNA: its 8-bit block runs at the 16-bit rate, as Hopper's fp8_block rows at 16 heads do.
+    for family in ("cdna3", "cdna4", "gaudi"):
+        assert mla.prefill_speed(family, 8, 16, "expected") == 1.0
+        assert mla.prefill_speed(family, 8, 128, "optimistic") == mla.UNTABLED_8_BIT.high
+
+
+def test_an_fp8_deepseek_prefill_on_mi300x_gains_less_than_a_dense_model_s(reference: Catalog) -> None:
+    bf16 = prefill_s(reference, "deepseek-v3", "mi300x", "bf16", Layout(8), 3200)
+    fp8 = prefill_s(reference, "deepseek-v3", "mi300x", "fp8", Layout(8), 3200)
+    dense_bf16 = prefill_s(reference, "llama-3.1-70b", "mi300x", "bf16", Layout(8), 3200)
+    dense_fp8 = prefill_s(reference, "llama-3.1-70b", "mi300x", "fp8", Layout(8), 3200)
+    assert bf16 / fp8 < 0.9 * dense_bf16 / dense_fp8
