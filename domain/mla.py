@@ -49,12 +49,12 @@ MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
     ),
 }
 _FEW, _MANY = 16, 128  # heads per GPU the curves are given at
-# Where no table measures a family, 8-bit GEMMs do not make the block faster than the 16-bit rate: in every table that
-# exists FP8 buys little at TP8's 16 heads (Hopper fp8_block 1.06 as bf16 1.06), because the score and value products
-# and the small replicated projections stay 16-bit work. Taking the FP8 GEMM rate there (1.5-1.8x) made DeepSeek-R1's
-# 3,200-token prefill on 8x MI300X a third faster than the 0.43 s per request SGLang's own sweep implies (dstack, Feb
-# 2025: 128 x 0.43 s + 800 x 104.6 ms median ITL is the 139 s a wave of 128 requests took).
-UNTABLED_8_BIT = Factor(1.0, 0.93, 1.19, f"{_TABLES}: H200/H100 fp8_block at 16 heads (1.06, band 0.93-1.19)")
+# Where no table measures a family, its 8-bit block runs at Hopper's 16-head fp8_block speed, the smallest gain FP8
+# shows in any table (1.06, as bf16's 1.06): the score and value products and the small replicated projections stay
+# 16-bit work. Taking the FP8 GEMM rate there (1.5-1.8x) made DeepSeek-R1's 3,200-token prefill on 8x MI300X a third
+# faster than the 0.43 s per request SGLang's own sweep implies (dstack, Feb 2025: 128 x 0.43 s + 800 x 104.6 ms
+# median ITL is the 139 s a wave of 128 requests took).
+UNTABLED_8_BIT = MLA_PREFILL[("hopper", 8)][0]
 
 
 def gemm_bits(precision: str, fp4_cores: bool) -> int:

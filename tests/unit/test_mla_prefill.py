@@ -76,10 +76,10 @@ def test_data_parallel_attention_pays_no_replication(reference: Catalog) -> None
     )
 
 
-def test_fp8_gemms_do_not_speed_up_an_untabled_family_s_mla_block_past_the_16_bit_rate() -> None:
-    # No table measures CDNA: its 8-bit block runs at the 16-bit rate, as Hopper's fp8_block rows at 16 heads do.
+def test_an_untabled_family_s_8_bit_mla_block_gains_what_hopper_s_does_at_16_heads() -> None:
+    # No table measures CDNA: its 8-bit block runs at Hopper's fp8_block speed at 16 heads, whatever its heads.
     for family in ("cdna3", "cdna4", "gaudi"):
-        assert mla.prefill_speed(family, 8, 16, "expected") == 1.0
+        assert mla.prefill_speed(family, 8, 16, "expected") == 1.06
         assert mla.prefill_speed(family, 8, 128, "optimistic") == mla.UNTABLED_8_BIT.high
 
 
