@@ -357,9 +357,7 @@ def absorbed_decode(model: LlmModel, precision: str, engine: str, version: str, 
     return model.layers * extra, model.layers * (absorbed + rope - replaced)
 
 
-def decode_host_seconds(
-    model: LlmModel, engine: str, version: str, measured: date, family: Family | None = None
-) -> float:
+def decode_host_seconds(model: LlmModel, engine: str, version: str, measured: date, family: Family) -> float:
     """Time a release without today's CUDA graphs or AMD kernels adds to each decode step of `engine` at `version`."""
     if model.attention != "mla":
         return 0.0

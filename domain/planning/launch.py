@@ -62,7 +62,7 @@ def inference_launch(
     # The CDNA 3/4 estimates are fit to runs with AMD's AITER kernels on: vLLM leaves them off (VLLM_ROCM_USE_AITER is
     # "False" in every release) and SGLang turns them on only in its ROCm images (-mi30x/-mi35x, ENV
     # SGLANG_USE_AITER=1), so the command says so. They are built for CDNA 3 and 4 only (gfx942, gfx950), not MI250X.
-    aiter = chosen.copy.gpu.vendor == "amd" and chosen.copy.gpu.architecture in AITER_ARCHITECTURES
+    aiter = chosen.copy.gpu.architecture in AITER_ARCHITECTURES
     if engine == "sglang":
         gpus = layout.gpus // layout.pipeline
         flags = [f"--model-path {repo}", f"--tp-size {gpus}"]

@@ -19,12 +19,14 @@ WHEN = date(2025, 3, 18)
 def test_an_eager_mla_step_pays_host_time_per_layer(reference: Catalog) -> None:
     deepseek = llm(reference, "deepseek-r1")
     assert round(EAGER_MLA_LAYER_HOST_US) == 691
-    assert decode_host_seconds(deepseek, "trtllm", "0.17.post1.dev", WHEN) == pytest.approx(61 * 691e-6, rel=1e-3)
+    assert decode_host_seconds(deepseek, "trtllm", "0.17.post1.dev", WHEN, "hopper") == pytest.approx(
+        61 * 691e-6, rel=1e-3
+    )
     # Releases with CUDA graphs by default, other engines and non-MLA models pay nothing.
-    assert decode_host_seconds(deepseek, "trtllm", "1.0.0", WHEN) == 0.0
-    assert decode_host_seconds(deepseek, "trtllm", "", date(2025, 11, 1)) == 0.0
-    assert decode_host_seconds(deepseek, "vllm", "0.7.3", WHEN) == 0.0
-    assert decode_host_seconds(llm(reference, "llama-2-70b"), "trtllm", "0.6.1", WHEN) == 0.0
+    assert decode_host_seconds(deepseek, "trtllm", "1.0.0", WHEN, "hopper") == 0.0
+    assert decode_host_seconds(deepseek, "trtllm", "", date(2025, 11, 1), "hopper") == 0.0
+    assert decode_host_seconds(deepseek, "vllm", "0.7.3", WHEN, "hopper") == 0.0
+    assert decode_host_seconds(llm(reference, "llama-2-70b"), "trtllm", "0.6.1", WHEN, "hopper") == 0.0
 
 
 def test_the_eager_release_reproduces_its_low_concurrency_sweep(reference: Catalog) -> None:
