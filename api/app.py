@@ -26,8 +26,8 @@ from api.http.read_deadline import BodyDeadline
 from api.http.request_body import BODY_OPT, check_body
 from api.http.request_context import REQUEST_ID_HEADER, RequestContext
 from api.logs import configure_logging
-from api.openapi_constraints import restore_constraints
-from api.openapi_extras import complete_openapi
+from api.openapi.constraints import restore_constraints
+from api.openapi.extras import complete_openapi
 from api.routes import (
     accuracy,
     catalog,
@@ -41,8 +41,8 @@ from api.routes import (
     tools,
     ui,
 )
-from api.services import Services
 from api.settings import Settings
+from api.wiring import Services
 
 API_VERSION = "1.0.0"
 

@@ -13,7 +13,7 @@ import dataclasses
 import math
 import statistics
 
-from api.storage.reference import calibration_points, read_reference_documents
+from api.adapters.storage.reference import calibration_points, read_reference_documents
 from domain import efficiency
 from domain.planning.accuracy import build_ledger
 from domain.reference import parse_reference

@@ -83,7 +83,7 @@ from urllib.parse import quote, urlencode
 import httpx
 from recommend_latency import UNREACHABLE_BUDGET_USD, WORKLOADS
 
-from api import examples
+from api.openapi import examples
 from bench import figures, load_client, servers, stores
 
 REQUEST_TIMEOUT_S = 30.0

@@ -28,8 +28,8 @@ from typing import Any
 import msgspec
 from recommend_latency import WORKLOADS
 
+from api.adapters.storage.reference import load_reference_catalog
 from api.settings import Settings
-from api.storage.reference import load_reference_catalog
 from domain.planning import RecommendationRequest, recommend
 
 WARMUP = 20

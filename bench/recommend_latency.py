@@ -10,7 +10,7 @@ Run from the repository root:
 
 What it does:
 
-1. domain: ranks the whole reference catalog (`api.storage.reference.load_reference_catalog`) for six
+1. domain: ranks the whole reference catalog (`api.adapters.storage.reference.load_reference_catalog`) for six
    representative workloads with `domain.planning.recommend`, in this process, no HTTP: 20 warm-up calls, then
    `--domain-requests` timed calls per workload (`time.perf_counter_ns`); prints median, p95, p99 and max in
    milliseconds, the number of options and exclusions of one result, and the median over all six workloads
@@ -52,8 +52,8 @@ from typing import Any
 import httpx
 import msgspec
 
+from api.adapters.storage.reference import load_reference_catalog
 from api.settings import Settings
-from api.storage.reference import load_reference_catalog
 from bench import figures, servers
 from domain.planning import RecommendationRequest, recommend
 

@@ -9,9 +9,9 @@ from alembic import context
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
+from api.adapters.storage.database import create_engine
+from api.adapters.storage.tables import Base
 from api.settings import DEFAULT_DATABASE_URL
-from api.storage.database import create_engine
-from api.storage.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

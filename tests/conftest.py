@@ -18,10 +18,10 @@ import uvicorn
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.reference import load_reference_catalog
 from api.app import create_app
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, Gpu, LlmModel
 from domain.estimates import ExchangeRate, Option
 from domain.planning import EstimateRequest, estimate

@@ -13,11 +13,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from api.catalog_view import offer_read
 from api.chat.tools import TOOLS, ToolContext, ToolError, call_tool
-from api.recommendation_store import saved_recommendation
-from api.services import Services
+from api.services.catalog_view import offer_read
+from api.services.recommendation_store import saved_recommendation
 from api.settings import Settings
+from api.wiring import Services
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 

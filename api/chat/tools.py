@@ -9,10 +9,18 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
 from api.chat.tool_fields import describe_fields
-from api.json_numbers import convert_with_integral_floats
-from api.storable_text import MESSAGE, unstorable_field
+from api.schemas.json_numbers import convert_with_integral_floats
+from api.schemas.storable_text import MESSAGE, unstorable_field
+from api.services.catalog_view import (
+    CatalogView,
+    NotInCatalog,
+    comparison_read,
+    find_gpu,
+    find_gpus,
+    find_provider,
+    offer_list,
+)
 from domain.catalog import DiffusionModel, LlmModel, Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary

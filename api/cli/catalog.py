@@ -138,7 +138,7 @@ def prices(ctx: click.Context, **values: Any) -> None:
         if given:
             raise InputError(f"{', '.join(given)} list offers; give them without `{ctx.invoked_subcommand}`")
         return
-    from api.catalog_view import NotInCatalog, find_gpu, find_provider, offer_list
+    from api.services.catalog_view import NotInCatalog, find_gpu, find_provider, offer_list
 
     catalog = _load_catalog()
     today = datetime.now(UTC).date()
@@ -177,11 +177,11 @@ def prices_import(file: Path, as_json: bool) -> None:
     import msgspec
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from api.catalog_sync import announce
-    from api.offer_import import Row, RowErrors, csv_rows, json_rows, parse_rows
+    from api.adapters.storage.database import create_engine, create_session_factory
+    from api.adapters.storage.offer_repository import WriteReport, write_offers
     from api.schemas import OfferBulkRead
-    from api.storage.database import create_engine, create_session_factory
-    from api.storage.offer_repository import WriteReport, write_offers
+    from api.services.catalog_sync import announce
+    from api.services.offer_import import Row, RowErrors, csv_rows, json_rows, parse_rows
     from domain.catalog import CatalogError, Offer
 
     settings = _settings()
@@ -253,7 +253,7 @@ def prices_import(file: Path, as_json: bool) -> None:
 @prices.command("export")
 def prices_export() -> None:
     """Print every offer as CSV, in the format `prices import` reads."""
-    from api.offer_import import offers_csv
+    from api.services.offer_import import offers_csv
 
     click.echo(offers_csv(_load_catalog().offers), nl=False)
 

@@ -16,7 +16,7 @@ from api.settings import Settings, SettingsError
 from domain.catalog import Catalog, Ecosystem, Pricing, Vendor
 
 if TYPE_CHECKING:
-    from api.catalog_view import CatalogView, NotInCatalog
+    from api.services.catalog_view import CatalogView, NotInCatalog
 
 DEFAULT_OPENAPI_PATH = Path("openapi/openapi.json")
 PRICING: tuple[str, ...] = get_args(Pricing)
@@ -88,7 +88,7 @@ def _settings() -> Settings:
 
 
 def _print_seed(report: object) -> None:
-    from api.storage.catalog_repository import SeedReport
+    from api.adapters.storage.catalog_repository import SeedReport
 
     assert isinstance(report, SeedReport)
     changes = ", ".join(
@@ -134,7 +134,7 @@ def _print_json(document: Any) -> None:
 
 def _load_view() -> CatalogView:
     """The catalog the service would serve now: the database's, else the shipped reference data."""
-    from api.services import Services
+    from api.wiring import Services
 
     async def load() -> CatalogView:
         services = await Services.start(_settings())

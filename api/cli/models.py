@@ -28,9 +28,9 @@ def models_import(file: Path, model_id: str, name: str | None, aliases: tuple[st
     import msgspec
     from sqlalchemy.ext.asyncio import AsyncSession
 
+    from api.adapters.storage.model_repository import ModelWriteReport, write_model
     from api.cli.writes import write_and_announce
     from api.routes.models_admin import ModelWrite, derive_model
-    from api.storage.model_repository import ModelWriteReport, write_model
     from domain.catalog import CatalogError
 
     try:

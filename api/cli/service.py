@@ -29,8 +29,8 @@ from api.cli.common import (
 @click.option("--migrate/--no-migrate", default=None, help="Apply migrations and seed first [default: on].")
 def serve(host: str, port: int, workers: int, migrate: bool | None) -> None:
     """Run the HTTP service (SQLite file and in-process cache when nothing is configured)."""
+    from api.adapters.storage.bootstrap import migrate_and_seed
     from api.server import run as run_server
-    from api.storage.bootstrap import migrate_and_seed
 
     settings = _settings()
     if migrate if migrate is not None else settings.auto_migrate:
@@ -48,7 +48,7 @@ def serve(host: str, port: int, workers: int, migrate: bool | None) -> None:
 @click.command()
 def migrate() -> None:
     """Apply database migrations up to the newest."""
-    from api.storage.migrate import upgrade
+    from api.adapters.storage.migrate import upgrade
 
     settings = _settings()
     with _waiting("applying migrations"):
@@ -59,7 +59,7 @@ def migrate() -> None:
 @click.command()
 def seed() -> None:
     """Load the shipped reference catalog into the database (idempotent; changed prices get a history row)."""
-    from api.storage.bootstrap import seed_database
+    from api.adapters.storage.bootstrap import seed_database
 
     url = _settings().database_url
     with _waiting("seeding the catalog from the reference data"):

@@ -83,11 +83,11 @@ def sync(providers: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
     """Fetch offers through gpuhunt (GPUHUNT_CATALOG_URL) and write added, changed and gone offers with history."""
     from sqlalchemy.ext.asyncio import AsyncSession
 
+    from api.adapters.gpuhunt import fetch
+    from api.adapters.storage.catalog_repository import load_catalog
     from api.cli.writes import write_and_announce
-    from api.price_feed import fetch
-    from api.price_sync import SyncReport
-    from api.price_sync import sync as run_sync
-    from api.storage.catalog_repository import load_catalog
+    from api.services.price_sync import SyncReport
+    from api.services.price_sync import sync as run_sync
     from domain.catalog import CatalogError
 
     try:

@@ -7,9 +7,9 @@ from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.catalog_sync import announce
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.services.catalog_sync import announce
 from api.settings import Settings
-from api.storage.database import create_engine, create_session_factory
 
 R = TypeVar("R")
 

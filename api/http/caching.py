@@ -10,9 +10,9 @@ from urllib.parse import urlencode
 import msgspec
 from litestar import Request, Response
 
-from api.catalog_view import CatalogView
 from api.http.request_context import varies_on
-from api.services import Services
+from api.services.catalog_view import CatalogView
+from api.wiring import Services
 
 _encoder = msgspec.json.Encoder()
 

@@ -13,10 +13,10 @@ from typing import Any
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.adapters.redis_link import RedisLink, RedisUnavailable
 from api.http.auth import API_KEY_HEADER
 from api.http.problems import rate_limited_body, send_problem
 from api.metrics import RATE_LIMITED
-from api.redis_link import RedisLink, RedisUnavailable
 
 KEY_PREFIX = "gpu-advisor:ratelimit:"
 

@@ -11,7 +11,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
 from api.schemas import Wire
-from api.services import Services
+from api.wiring import Services
 from domain.planning.accuracy import LedgerRow
 
 

@@ -11,20 +11,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
-from api import examples
-from api.catalog_view import (
-    CatalogView,
-    NotInCatalog,
-    comparison_read,
-    find_gpu,
-    find_gpus,
-    find_provider,
-    offer_list,
-)
 from api.http.caching import cached_read
+from api.http.language import resolve_lang
 from api.http.problems import not_found, problem_responses
 from api.http.request_context import scope_header
-from api.language import resolve_lang
+from api.openapi import examples
 from api.schemas import (
     DiffusionModelRead,
     GpuComparisonRead,
@@ -39,7 +30,16 @@ from api.schemas import (
     SystemList,
     SystemRead,
 )
-from api.services import Services
+from api.services.catalog_view import (
+    CatalogView,
+    NotInCatalog,
+    comparison_read,
+    find_gpu,
+    find_gpus,
+    find_provider,
+    offer_list,
+)
+from api.wiring import Services
 from domain.catalog import Ecosystem, Gpu, Pricing, Vendor
 from domain.compare import half_precision_tflops
 

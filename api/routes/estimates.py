@@ -11,12 +11,12 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
 
-from api import example_responses, examples
+from api.http.language import resolve_lang
 from api.http.problems import problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
-from api.language import resolve_lang
-from api.services import Services
+from api.openapi import example_responses, examples
+from api.wiring import Services
 from domain.estimates import Option
 from domain.planning import EstimateRequest, estimate
 

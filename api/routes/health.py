@@ -12,7 +12,7 @@ from litestar.openapi.spec import Example
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest, multiprocess
 
 from api.schemas import LiveRead, ReadyRead
-from api.services import Services
+from api.wiring import Services
 
 # Litestar appends the charset to text/* media types itself; the client library's constant already has one.
 METRICS_MEDIA_TYPE = CONTENT_TYPE_LATEST.removesuffix("; charset=utf-8")

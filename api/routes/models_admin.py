@@ -14,14 +14,14 @@ from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.catalog_writes import commit_change
+from api.adapters.storage.database import DATABASE_ERRORS
+from api.adapters.storage.model_repository import ModelWriteReport, model_history, write_model
 from api.http.auth import SECURITY, require_api_key
 from api.http.problems import ProblemError, invalid, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.schemas import LlmModelRead, Wire
-from api.services import Services
-from api.storage.database import DATABASE_ERRORS
-from api.storage.model_repository import ModelWriteReport, model_history, write_model
+from api.services.catalog_writes import commit_change
+from api.wiring import Services
 from domain.catalog import LlmModel
 from domain.hf_config import HfConfigError, llm_from_hf_config
 

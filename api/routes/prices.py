@@ -16,18 +16,18 @@ from litestar.openapi.spec.enums import OpenAPIType
 from litestar.params import Body, Parameter
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api import examples
-from api.catalog_view import offer_read
-from api.catalog_writes import commit_change
+from api.adapters.storage.database import DATABASE_ERRORS
+from api.adapters.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
 from api.http.auth import SECURITY, require_api_key
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
-from api.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
+from api.openapi import examples
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
-from api.services import Services
-from api.storable_text import STORABLE_PATTERN
-from api.storage.database import DATABASE_ERRORS
-from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
+from api.schemas.storable_text import STORABLE_PATTERN
+from api.services.catalog_view import offer_read
+from api.services.catalog_writes import commit_change
+from api.services.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
+from api.wiring import Services
 from domain.catalog import Offer
 
 log = logging.getLogger(__name__)

@@ -13,15 +13,15 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 
-from api import example_responses, examples
+from api.adapters.storage.database import DATABASE_ERRORS
 from api.http.json_response import EncodedJSON
+from api.http.language import resolve_lang
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
-from api.language import resolve_lang
-from api.recommendation_store import saved_recommendation
-from api.services import Services, services_of
-from api.storage.database import DATABASE_ERRORS
+from api.openapi import example_responses, examples
+from api.services.recommendation_store import saved_recommendation
+from api.wiring import Services, services_of
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest, prepare, rank, recommendation_id
 

@@ -13,7 +13,7 @@ from litestar.di import NamedDependency
 from litestar.params import Parameter
 
 from api.http.problems import ProblemError
-from api.services import Services
+from api.wiring import Services
 
 AnyRequest = Request[Any, Any, Any]
 

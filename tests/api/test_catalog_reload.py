@@ -11,11 +11,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from api import services as services_module
+from api import wiring as services_module
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.app import create_app
-from api.services import Services
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
+from api.wiring import Services
 from tests.conftest import sqlite_url
 
 KEY = "admin-key-for-tests"

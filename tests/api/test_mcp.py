@@ -15,9 +15,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from mcp import Client, StdioServerParameters
 
-from api import examples
 from api.app import create_app
 from api.chat.tools import TOOLS
+from api.openapi import examples
 from api.settings import Settings
 from tests.conftest import LiveServer
 

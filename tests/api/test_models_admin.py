@@ -11,9 +11,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.app import create_app
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
 from tests.conftest import create_database, drop_database, sqlite_url
 
 KEY = "admin-key-for-tests"

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.catalog_repository import load_catalog
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.model_repository import model_history
 from api.cli import main
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.catalog_repository import load_catalog
-from api.storage.database import create_engine, create_session_factory
-from api.storage.model_repository import model_history
 from tests.conftest import sqlite_url
 
 CONFIGS = Path(__file__).parent.parent / "fixtures" / "hf_configs"

@@ -11,11 +11,11 @@ import msgspec
 import pytest
 from litestar import Litestar
 
-from api import examples
 from api.app import create_app
-from api.catalog_view import CatalogView, offer_read
-from api.example_responses import EXAMPLE_TIME
+from api.openapi import examples
+from api.openapi.example_responses import EXAMPLE_TIME
 from api.schemas import OfferWrite
+from api.services.catalog_view import CatalogView, offer_read
 from api.settings import Settings
 from domain.catalog import Catalog
 from domain.planning import EstimateRequest, RecommendationRequest
@@ -80,7 +80,7 @@ def test_examples_are_the_catalog_records(reference: Catalog) -> None:
         "DIFFUSION": view.models["sdxl"],
     }
     for name, record in published.items():
-        assert getattr(examples, name) == msgspec.to_builtins(record), f"api/examples.py {name} is stale"
+        assert getattr(examples, name) == msgspec.to_builtins(record), f"api/openapi/examples.py {name} is stale"
 
 
 def test_app_construction_does_no_io(tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.app import create_app
-from api.offer_import import CSV_COLUMNS
+from api.services.offer_import import CSV_COLUMNS
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
 from tests.conftest import sqlite_url
 
 KEY = "admin-key-for-tests"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.cli import main
-from api.storage.bootstrap import migrate_and_seed
 from tests.conftest import sqlite_url
 
 

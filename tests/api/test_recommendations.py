@@ -8,8 +8,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from api import examples
 from api.app import create_app
+from api.openapi import examples
 from api.settings import Settings
 
 Client = AsyncTestClient[Litestar]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from litestar.testing import AsyncTestClient
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.app import create_app
 from api.routes.recommendations import STORED_HEADER
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
 from tests.conftest import sqlite_url
 
 

@@ -8,7 +8,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from api import examples
+from api.openapi import examples
 
 Client = AsyncTestClient[Litestar]
 H100 = examples.TCO_REQUESTS["8x H100 bought vs rented for 3 years at 60% utilization"]

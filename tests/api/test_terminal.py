@@ -17,9 +17,9 @@ from click.testing import CliRunner, Result
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.cli import main
 from api.cli.tables import shorten
-from api.storage.bootstrap import migrate_and_seed
 from domain.explain import money
 from tests.conftest import sqlite_url
 

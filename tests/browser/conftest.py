@@ -14,9 +14,9 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from api.adapters.storage.bootstrap import migrate_and_seed
 from api.app import create_app
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
 from tests.conftest import LiveServer, service_unavailable, sqlite_url
 
 CHROMIUM = Path(os.environ.get("GPU_ADVISOR_CHROMIUM", "/usr/bin/chromium"))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from api.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.bootstrap import migrate_and_seed
 from tests.conftest import REDIS_URL, free_port, service_unavailable
 
 

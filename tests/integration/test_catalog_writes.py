@@ -12,14 +12,14 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import event
 
-import api.services
-import api.storage.catalog_repository
+import api.adapters.storage.catalog_repository
+import api.wiring
+from api.adapters.storage.catalog_repository import load_catalog, stored_version
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.offer_repository import write_offers
 from api.app import create_app
-from api.catalog_view import CatalogView
+from api.services.catalog_view import CatalogView
 from api.settings import Settings
-from api.storage.catalog_repository import load_catalog, stored_version
-from api.storage.database import create_engine, create_session_factory
-from api.storage.offer_repository import write_offers
 from domain.catalog import Catalog, Offer
 
 pytestmark = pytest.mark.integration
@@ -80,7 +80,7 @@ async def test_a_put_swaps_the_offer_in_without_reading_the_catalog_back(seeded_
 
 async def test_snapshots_are_built_off_the_event_loop(seeded_postgres: str, monkeypatch: pytest.MonkeyPatch) -> None:
     built_on_loop: list[bool] = []
-    decode = api.storage.catalog_repository._catalog
+    decode = api.adapters.storage.catalog_repository._catalog
 
     def spy_decode(*args: Any) -> Any:
         built_on_loop.append(on_event_loop())
@@ -93,8 +93,8 @@ async def test_snapshots_are_built_off_the_event_loop(seeded_postgres: str, monk
 
     settings = Settings(database_url=seeded_postgres, api_keys=(KEY,), rate_limit_per_minute=0, catalog_poll_s=0.05)
     async with AsyncTestClient(app=create_app(settings)) as client:
-        monkeypatch.setattr(api.storage.catalog_repository, "_catalog", spy_decode)
-        monkeypatch.setattr(api.services, "CatalogView", SpyView)
+        monkeypatch.setattr(api.adapters.storage.catalog_repository, "_catalog", spy_decode)
+        monkeypatch.setattr(api.wiring, "CatalogView", SpyView)
         before = (await client.get("/health/ready")).json()["catalog_version"]
         # Another instance's change: this one finds it by polling and has to read the tables.
         engine = create_engine(seeded_postgres)

@@ -20,13 +20,13 @@ import pytest
 from redis.asyncio import Redis
 from sqlalchemy import select
 
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
+from api.adapters.storage.offer_repository import write_offers
+from api.adapters.storage.reference import load_reference_catalog
+from api.adapters.storage.tables import SavedRecommendationRow
 from api.app import create_app
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
-from api.storage.offer_repository import write_offers
-from api.storage.reference import load_reference_catalog
-from api.storage.tables import SavedRecommendationRow
 from tests.conftest import LiveServer
 from tests.integration.conftest import OwnPostgres, OwnRedis, wait_for_ping
 

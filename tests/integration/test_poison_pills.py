@@ -14,13 +14,13 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select, text
 
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.tables import SavedRecommendationRow
 from api.app import create_app
 from api.chat.tools import ToolContext, ToolError, call_tool
-from api.recommendation_store import RecommendationStore, SavedRecommendation
+from api.services.recommendation_store import RecommendationStore, SavedRecommendation
 from api.settings import Settings
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.database import create_engine, create_session_factory
-from api.storage.tables import SavedRecommendationRow
 from tests.conftest import create_database, drop_database
 
 pytestmark = pytest.mark.integration

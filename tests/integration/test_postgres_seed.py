@@ -8,11 +8,11 @@ import msgspec
 import pytest
 from sqlalchemy import func, select
 
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.catalog_repository import load_catalog, seed_catalog, stored_version
-from api.storage.database import create_engine, create_session_factory
-from api.storage.offer_repository import write_offers
-from api.storage.tables import OfferPriceHistoryRow
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.catalog_repository import load_catalog, seed_catalog, stored_version
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.offer_repository import write_offers
+from api.adapters.storage.tables import OfferPriceHistoryRow
 from domain.catalog import Catalog
 
 pytestmark = pytest.mark.integration

@@ -20,12 +20,12 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
+from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.catalog_repository import load_catalog
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.offer_repository import write_offers
+from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow
 from api.cli import main
-from api.storage.bootstrap import migrate_and_seed
-from api.storage.catalog_repository import load_catalog
-from api.storage.database import create_engine, create_session_factory
-from api.storage.offer_repository import write_offers
-from api.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog
 
 pytestmark = pytest.mark.integration

@@ -10,10 +10,10 @@ import pytest
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select, text
 
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.tables import SavedRecommendationRow
 from api.app import create_app
 from api.settings import Settings
-from api.storage.database import create_engine, create_session_factory
-from api.storage.tables import SavedRecommendationRow
 
 pytestmark = pytest.mark.integration
 

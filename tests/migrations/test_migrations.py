@@ -13,15 +13,15 @@ import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.dialects import postgresql
 
-from api.storage.database import create_engine
-from api.storage.migrate import alembic_config
+from api.adapters.storage.database import create_engine
+from api.adapters.storage.migrate import alembic_config
 from tests.conftest import sqlite_url
 
 
 def upgrade_check_downgrade(database_url: str) -> None:
     config = alembic_config(database_url)
     command.upgrade(config, "head")
-    command.check(config)  # raises when the tables in api/storage/tables.py differ from the migrations
+    command.check(config)  # raises when the tables in api/adapters/storage/tables.py differ from the migrations
     command.downgrade(config, "base")
     command.upgrade(config, "head")
 

@@ -1,6 +1,6 @@
 """On CDNA 3/4 GPUs the launch turns on the AITER kernels the estimate assumes (vLLM leaves them off)."""
 
-from api.storage import reference as R
+from api.adapters.storage import reference as R
 from domain.workloads import InferenceWorkload
 from tests.conftest import run_estimate
 

@@ -1,6 +1,6 @@
 """Blackwell's measured GEMM and all-reduce tables in the serving model."""
 
-from api.storage import reference as R
+from api.adapters.storage import reference as R
 from domain.collectives import RING_LINK_SHARE
 from domain.efficiency import EFFICIENCY, GEMM_SIZE
 from domain.serving import InstanceSpeed, Layout

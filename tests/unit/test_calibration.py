@@ -12,7 +12,7 @@ from datetime import date
 
 import pytest
 
-from api.storage.reference import calibration_points, shipped_ledger
+from api.adapters.storage.reference import calibration_points, shipped_ledger
 from domain.catalog import Catalog
 from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 

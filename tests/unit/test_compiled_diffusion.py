@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.storage.reference import calibration_points
+from api.adapters.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
 from domain.performance import seconds_per_image

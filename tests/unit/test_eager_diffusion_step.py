@@ -7,7 +7,7 @@ from datetime import date
 import msgspec
 import pytest
 
-from api.storage.reference import calibration_points
+from api.adapters.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.engine_releases import EAGER_DIFFUSION_STEP_HOST_US, diffusion_step_host_seconds
 from domain.planning.accuracy import reproduce

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from api.storage.reference import calibration_points
+from api.adapters.storage.reference import calibration_points
 from domain.catalog import Catalog
 from domain.memory import InstanceShape, usable_memory_bytes
 from tests.conftest import llm

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.cache import LocalCache
+from api.adapters.cache import LocalCache
 
 
 async def test_least_recently_used_entry_is_evicted() -> None:

@@ -1,6 +1,6 @@
 """vLLM's MLA decode block: a measured fixed latency per layer over the other engines' on Hopper."""
 
-from api.storage import reference as R
+from api.adapters.storage import reference as R
 from domain.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
 from domain.serving import InstanceSpeed, Layout
 from domain.workloads import InferenceWorkload

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.language import resolve_lang
+from api.http.language import resolve_lang
 from api.settings import DEFAULT_DATABASE_URL, Settings, SettingsError
 
 

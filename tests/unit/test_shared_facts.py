@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from api.storage.reference import load_reference_catalog
+from api.adapters.storage.reference import load_reference_catalog
 from domain import serving
 from domain.estimates import ExchangeRate
 from domain.planning import RecommendationRequest, recommend

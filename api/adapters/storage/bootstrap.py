@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from api.storage.catalog_repository import SeedReport, seed_catalog
-from api.storage.database import create_engine, create_session_factory
-from api.storage.migrate import upgrade
-from api.storage.reference import load_reference_catalog
+from api.adapters.storage.catalog_repository import SeedReport, seed_catalog
+from api.adapters.storage.database import create_engine, create_session_factory
+from api.adapters.storage.migrate import upgrade
+from api.adapters.storage.reference import load_reference_catalog
 
 
 async def seed_database(database_url: str) -> SeedReport:

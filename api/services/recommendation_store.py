@@ -16,17 +16,17 @@ from typing import Any, Literal
 import msgspec
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
-from api.background import cancel_requested, stop_tasks
-from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
-from api.recommendation_spool import Spool, Spooled
-from api.storage.database import DATABASE_ERRORS, refused_data, sqlite_file_engine
-from api.storage.recommendation_repository import (
+from api.adapters.storage.database import DATABASE_ERRORS, refused_data, sqlite_file_engine
+from api.adapters.storage.recommendation_repository import (
     deflated,
     load_recommendation,
     save_recommendations,
     save_recommendations_blocking,
     save_recommendations_postgresql,
 )
+from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
+from api.services.background import cancel_requested, stop_tasks
+from api.services.recommendation_spool import Spool, Spooled
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 

@@ -10,16 +10,16 @@ import msgspec
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.price_feed import FEED, Fetched
-from api.storage.catalog_repository import (
+from api.adapters.gpuhunt import FEED, Fetched
+from api.adapters.storage.catalog_repository import (
     history_row,
     load_catalog,
     lock_catalog_writes,
     offer_from_row,
     record_version,
 )
-from api.storage.offer_repository import write_offers
-from api.storage.tables import OfferPriceHistoryRow, OfferRow, ProviderRow
+from api.adapters.storage.offer_repository import write_offers
+from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow, ProviderRow
 from domain.catalog import Catalog, Offer
 from domain.price_feed import FEED_PROVIDERS, FeedDiff, diff, feed_offers
 

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 from litestar.openapi.spec import OpenAPI, OpenAPIType, Reference, Schema
 
-from api.storable_text import STORABLE_PATTERN
+from api.schemas.storable_text import STORABLE_PATTERN
 
 # Fields of which a request must give exactly one (not null): the decoder's rule, stated in the schema.
 EXACTLY_ONE = (("model", "custom_model"), ("gpu", "system"))
@@ -75,7 +75,7 @@ def _restore(published: Schema, wanted: dict[str, Any]) -> None:
             and branch.enum is None
             and branch.const is None
         ):
-            # Text no store accepts is refused at decoding time (api/storable_text.py): the schema says so.
+            # Text no store accepts is refused at decoding time (api/schemas/storable_text.py): the schema says so.
             branch.pattern = STORABLE_PATTERN
     wanted_items = next((b["items"] for b in _json_branches(wanted) if isinstance(b.get("items"), dict)), None)
     items = next((b.items for b in branches if b.type == OpenAPIType.ARRAY and isinstance(b.items, Schema)), None)

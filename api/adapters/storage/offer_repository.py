@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from api.storage.catalog_repository import (
+from api.adapters.storage.catalog_repository import (
     history_row,
     load_catalog,
     lock_catalog_writes,
@@ -23,7 +23,7 @@ from api.storage.catalog_repository import (
     stored_version,
     with_offers,
 )
-from api.storage.tables import OfferPriceHistoryRow, OfferRow
+from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog, Offer
 
 H = TypeVar("H")

@@ -7,8 +7,8 @@ import time
 from collections import OrderedDict
 from typing import Literal, Protocol
 
+from api.adapters.redis_link import RedisLink, RedisUnavailable
 from api.metrics import CACHE_LOOKUPS
-from api.redis_link import RedisLink, RedisUnavailable
 
 CacheHealth = Literal["ok", "degraded", "local"]
 KEY_PREFIX = "gpu-advisor:v1:"

@@ -12,7 +12,7 @@ import msgspec
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.storage.tables import (
+from api.adapters.storage.tables import (
     CatalogMetaRow,
     GpuRow,
     ModelRow,

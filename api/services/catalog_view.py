@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from api.adapters.storage.reference import with_ledger
 from api.schemas import (
     GpuComparisonRead,
     GpuRatios,
@@ -23,7 +24,6 @@ from api.schemas import (
     SupportsRead,
     SystemRead,
 )
-from api.storage.reference import with_ledger
 from domain.catalog import Catalog, Gpu, Offer, Pricing
 from domain.compare import compare_gpus
 from domain.estimates import Lang

@@ -10,8 +10,8 @@ from sqlalchemy import Connection, insert, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from api.storage.database import to_json
-from api.storage.tables import SavedRecommendationRow
+from api.adapters.storage.database import to_json
+from api.adapters.storage.tables import SavedRecommendationRow
 
 # Level 1: a 40 kB answer deflates to ~6.6 kB in ~0.13 ms; level 6 saves another 1 kB for twice the time.
 DEFLATE_LEVEL = 1

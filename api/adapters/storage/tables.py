@@ -168,7 +168,7 @@ class SavedRecommendationRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     catalog_version: Mapped[str] = mapped_column(String(64), index=True)
     request: Mapped[dict[str, Any]]
-    # The answer as sent, deflated (api/storage/recommendation_repository.py): ~6 kB instead of ~40 kB of JSON that
-    # PostgreSQL would parse into JSONB and compress again on every write, and byte-exact, which JSONB is not.
+    # The answer as sent, deflated (recommendation_repository.py): ~6 kB instead of ~40 kB of JSON that PostgreSQL
+    # would parse into JSONB and compress again on every write, and byte-exact, which JSONB is not.
     response: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime())

@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from api.examples import ESTIMATE_REQUESTS, REQUESTS, TCO_REQUESTS
+from api.adapters.storage.reference import load_reference_catalog
+from api.openapi.examples import ESTIMATE_REQUESTS, REQUESTS, TCO_REQUESTS
 from api.settings import Settings
-from api.storage.reference import load_reference_catalog
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.tco import tco
 from domain.tco_schema import TcoRequest

@@ -8,9 +8,9 @@ from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from api.adapters.storage.database import DATABASE_ERRORS, refused_data
 from api.http.problems import ProblemError
-from api.services import Services
-from api.storage.database import DATABASE_ERRORS, refused_data
+from api.wiring import Services
 from domain.catalog import Catalog, CatalogError
 
 log = logging.getLogger(__name__)

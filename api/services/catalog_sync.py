@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from api.background import cancel_requested, stop_tasks
+from api.services.background import cancel_requested, stop_tasks
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,9 @@ from typing import Any
 import msgspec
 
 from api.http.problems import field_in_message, plain_message
-from api.json_numbers import convert_with_integral_floats
 from api.schemas import FieldError, OfferWrite
-from api.storable_text import MESSAGE, unstorable_field
+from api.schemas.json_numbers import convert_with_integral_floats
+from api.schemas.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Catalog, Offer
 
 # The CSV header, in this order; `gpus_per_instance` and the optional columns may be left empty.

@@ -12,17 +12,17 @@ from litestar import Request
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from api.cache import Cache, LocalCache, RedisCache, TieredCache
-from api.catalog_sync import CatalogSync
-from api.catalog_view import CatalogView
+from api.adapters.cache import Cache, LocalCache, RedisCache, TieredCache
+from api.adapters.redis_link import RedisLink
+from api.adapters.storage.catalog_repository import load_catalog, load_changed_offers, stored_version
+from api.adapters.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
+from api.adapters.storage.reference import load_reference_catalog
 from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
-from api.recommendation_store import RecommendationStore
-from api.redis_link import RedisLink
+from api.services.catalog_sync import CatalogSync
+from api.services.catalog_view import CatalogView
+from api.services.recommendation_store import RecommendationStore
 from api.settings import Settings
-from api.storage.catalog_repository import load_catalog, load_changed_offers, stored_version
-from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
-from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, CatalogError
 from domain.estimates import ExchangeRate
 

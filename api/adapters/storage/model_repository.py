@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.storage.catalog_repository import load_catalog, lock_catalog_writes, record_document, record_version
-from api.storage.offer_repository import latest_changes
-from api.storage.tables import ModelHistoryRow, ModelRow
+from api.adapters.storage.catalog_repository import load_catalog, lock_catalog_writes, record_document, record_version
+from api.adapters.storage.offer_repository import latest_changes
+from api.adapters.storage.tables import ModelHistoryRow, ModelRow
 from domain.catalog import ModelSpec
 
 

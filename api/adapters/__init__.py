@@ -1,0 +1,1 @@
+"""Adapters: Redis, the gpuhunt price feed and storage (SQLAlchemy tables, repositories)."""

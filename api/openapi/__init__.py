@@ -1,0 +1,1 @@
+"""OpenAPI helpers: examples, example responses, extras and constraints."""

@@ -1,0 +1,1 @@
+"""Use cases shared by HTTP, the CLI and the chatbot tools."""
