@@ -16,37 +16,13 @@ from litestar.openapi.spec import Example
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
 from api.schemas import FieldError, Problem
+from api.schemas.problems import ProblemError, field_in_message, plain_message
 from domain.workloads import WorkloadError
 
 log = logging.getLogger(__name__)
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 _encoder = msgspec.json.Encoder()
-
-
-class ProblemError(Exception):
-    """Raised by a handler to answer with a problem document."""
-
-    def __init__(
-        self,
-        status: int,
-        detail: str,
-        *,
-        type_: str = "about:blank",
-        errors: list[FieldError] | None = None,
-        suggestions: list[str] | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        super().__init__(detail)
-        self.problem = Problem(
-            type=type_,
-            title=HTTPStatus(status).phrase,
-            status=status,
-            detail=detail,
-            errors=errors,
-            suggestions=suggestions,
-        )
-        self.headers = headers
 
 
 def not_found(kind: str, name: str, suggestions: list[str]) -> ProblemError:
@@ -90,26 +66,6 @@ def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Resp
 
 
 _MISSING = re.compile(r"Missing required (?:[\w ]+ )?parameter '([^']+)'")
-# msgspec names the field in one of these ways: "... - at `$.workload.model`", "... unknown field `colour`",
-# "... missing required field `source`".
-_FIELD_IN_MESSAGE = (
-    re.compile(r" - at `\$(?:\[\d+\])?\.([\w.\[\]]+)`"),
-    re.compile(r"(?:unknown|missing required) field `([^`]+)`"),
-)
-
-
-def field_in_message(message: str) -> str | None:
-    """The field a msgspec validation message is about, if it names one."""
-    for pattern in _FIELD_IN_MESSAGE:
-        found = pattern.search(message)
-        if found:
-            return found.group(1)
-    return None
-
-
-def plain_message(message: str) -> str:
-    """A msgspec message without its location suffix."""
-    return message.split(" - at `$")[0]
 
 
 def _field_errors(exc: ValidationException) -> list[FieldError]:

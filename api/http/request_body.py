@@ -8,9 +8,9 @@ import msgspec
 from litestar import Request
 from litestar.exceptions import ValidationException
 
-from api.http.problems import ProblemError, field_in_message, plain_message
 from api.http.request_context import scope_header
 from api.schemas.json_numbers import convert_with_integral_floats, wants_int_not_float
+from api.schemas.problems import ProblemError, field_in_message, plain_message
 from api.schemas.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
 
 T = TypeVar("T")

@@ -17,9 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.adapters.storage.database import DATABASE_ERRORS
 from api.adapters.storage.model_repository import ModelWriteReport, model_history, write_model
 from api.http.auth import SECURITY, require_api_key
-from api.http.problems import ProblemError, invalid, problem_responses
+from api.http.problems import invalid, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.schemas import LlmModelRead, Wire
+from api.schemas.problems import ProblemError
 from api.services.catalog_writes import commit_change
 from api.wiring import Services
 from domain.catalog import LlmModel

@@ -19,10 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.adapters.storage.database import DATABASE_ERRORS
 from api.adapters.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
 from api.http.auth import SECURITY, require_api_key
-from api.http.problems import ProblemError, not_found, problem_responses
+from api.http.problems import not_found, problem_responses
 from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
 from api.openapi import examples
 from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferRead, OfferWrite
+from api.schemas.problems import ProblemError
 from api.schemas.storable_text import STORABLE_PATTERN
 from api.services.catalog_view import offer_read
 from api.services.catalog_writes import commit_change

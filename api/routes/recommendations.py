@@ -16,10 +16,11 @@ from litestar.params import Body, Parameter
 from api.adapters.storage.database import DATABASE_ERRORS
 from api.http.json_response import EncodedJSON
 from api.http.language import resolve_lang
-from api.http.problems import ProblemError, not_found, problem_responses
+from api.http.problems import not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
+from api.schemas.problems import ProblemError
 from api.services.recommendation_store import saved_recommendation
 from api.wiring import Services, services_of
 from domain.estimates import Recommendation

@@ -12,7 +12,7 @@ from litestar import Request, Response, get
 from litestar.di import NamedDependency
 from litestar.params import Parameter
 
-from api.http.problems import ProblemError
+from api.schemas.problems import ProblemError
 from api.wiring import Services
 
 AnyRequest = Request[Any, Any, Any]

@@ -9,7 +9,7 @@ from typing import TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.adapters.storage.database import DATABASE_ERRORS, refused_data
-from api.http.problems import ProblemError
+from api.schemas.problems import ProblemError
 from api.wiring import Services
 from domain.catalog import Catalog, CatalogError
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import msgspec
 
-from api.http.problems import field_in_message, plain_message
 from api.schemas import FieldError, OfferWrite
 from api.schemas.json_numbers import convert_with_integral_floats
+from api.schemas.problems import field_in_message, plain_message
 from api.schemas.storable_text import MESSAGE, unstorable_field
 from domain.catalog import Catalog, Offer
 
