@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.schemas import Lang
+from domain.estimates import Lang
 
 
 def resolve_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
