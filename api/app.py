@@ -32,6 +32,7 @@ from api.routes import (
     accuracy,
     catalog,
     estimates,
+    gpus,
     health,
     mcp,
     models_admin,
@@ -105,6 +106,7 @@ def create_app(settings: Settings) -> Litestar:
     prometheus = PrometheusConfig(app_name="gpu_advisor", prefix="gpu_advisor", group_path=True, exclude=["/metrics"])
     app = Litestar(
         route_handlers=[
+            *gpus.ROUTES,
             *catalog.ROUTES,
             *accuracy.ROUTES,
             *prices.WRITES,

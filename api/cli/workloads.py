@@ -253,7 +253,7 @@ def estimate(**values: Any) -> None:
 @_wide_option
 def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool, wide: bool) -> None:
     """Compare 2 to 8 GPUs (ids or aliases) side by side, with ratios to the first one."""
-    from api.routes.catalog import MAX_COMPARE
+    from api.routes.gpus import MAX_COMPARE
     from api.services.catalog_view import NotInCatalog, comparison_read, find_gpus
 
     names = [part.strip() for argument in gpus for part in argument.split(",") if part.strip()]
