@@ -8,11 +8,11 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step
+from api.cli.labels import label
 from api.cli.tables import (
     _block,
     _figure,
     _table,
-    label,
     shorten,
 )
 from api.schemas import GpuComparisonRead, GpuRead, OfferList

@@ -6,13 +6,13 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Step
+from api.cli.labels import label
 from api.cli.tables import (
     _assumptions,
     _block,
     _heading,
     _notes,
     _table,
-    label,
 )
 from domain.estimates import Lang
 from domain.explain import money, percent, pricing_name
