@@ -15,7 +15,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from api.chat.tools import TOOLS, ToolContext, ToolError, call_tool
 from api.services.catalog_view import offer_read
-from api.services.recommendation_store import saved_recommendation
+from api.services.recommendations import keep_recommendation
 from api.settings import Settings
 from api.wiring import Services
 from domain.estimates import Recommendation
@@ -113,7 +113,7 @@ def service_context(services: Services) -> ToolContext:
     """The context of a call served by a running instance: its catalog, rate and recommendation store."""
 
     async def keep(result: Recommendation, request: RecommendationRequest) -> None:
-        await services.recommendations.save(saved_recommendation(result, request, _encoder.encode(result)))
+        await keep_recommendation(services, result, request)
 
     return ToolContext(view=services.view, rate=services.exchange_rate, now=datetime.now(UTC), keep=keep)
 

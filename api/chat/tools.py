@@ -21,10 +21,11 @@ from api.services.catalog_view import (
     find_provider,
     offer_list,
 )
+from api.services.recommendations import rank_request
 from domain.catalog import DiffusionModel, LlmModel, Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
-from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
+from domain.planning import EstimateRequest, RecommendationRequest, estimate
 from domain.tco import tco
 from domain.tco_schema import TcoRequest
 from domain.workloads import WorkloadError, workload_kind
@@ -160,8 +161,9 @@ def _builtins(value: Any) -> Any:
 
 
 async def _recommend(context: ToolContext, request: RecommendationRequest) -> ToolAnswer:
-    prepared = prepare(context.view.catalog, request, request.lang or "en")
-    result = rank(context.view.catalog, prepared, now=context.now, rate=context.rate)
+    prepared, result = rank_request(
+        context.view.catalog, request, request.lang or "en", now=context.now, rate=context.rate
+    )
     if context.keep is not None:
         await context.keep(result, prepared.request)
     return ToolAnswer(result.summary, _builtins(result))

@@ -158,8 +158,8 @@ def _workload(values: dict[str, Any]) -> dict[str, Any]:
 @_wide_option
 def recommend(**values: Any) -> None:
     """Rank GPU options for a workload: table of options, excluded GPUs, summary and assumptions."""
+    from api.services.recommendations import rank_request
     from domain.planning import RecommendationRequest
-    from domain.planning import recommend as rank
 
     constraints = {
         key: values[key]
@@ -196,7 +196,7 @@ def recommend(**values: Any) -> None:
     settings = _settings()
     catalog = _load_catalog()
     try:
-        result = rank(catalog, request, now=datetime.now(UTC), lang=values["lang"], rate=settings.exchange_rate())
+        _, result = rank_request(catalog, request, values["lang"], now=datetime.now(UTC), rate=settings.exchange_rate())
     except WorkloadError as error:
         raise _rejected(error.field, error.message, renames) from None
     if values["as_json"]:

@@ -21,10 +21,10 @@ from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
 from api.schemas.problems import ProblemError
-from api.services.recommendation_store import saved_recommendation
-from api.wiring import Services, services_of
+from api.services.recommendations import create_recommendation as create
+from api.wiring import services_of
 from domain.estimates import Recommendation
-from domain.planning import RecommendationRequest, prepare, rank, recommendation_id
+from domain.planning import RecommendationRequest
 
 log = logging.getLogger(__name__)
 
@@ -91,30 +91,11 @@ async def create_recommendation(
     services = services_of(request)
     data = await strict_body(request, RecommendationRequest)
     lang = resolve_lang(data.lang, scope_header(request.scope, b"accept-language"))
-    view = services.view
-    prepared = prepare(view.catalog, data, lang)
-    rate = services.exchange_rate
-    now = datetime.now(UTC)
-    rate_used = rate if prepared.request.currency == "CNY" else None
-    rec_id = recommendation_id(prepared.request, view.version, rate_used, now.date())
-    headers = {"Location": f"/v1/recommendations/{rec_id}"}
-    body = await services.cache.get(f"rec:{rec_id}")
-    if body is None:
-        # Computed first and looked up only when the id turns out to be stored already: a new id (the common
-        # case on a miss) costs one write and no read.
-        result = rank(
-            view.catalog, prepared, now=now, rate=rate, price_max_age_days=services.settings.price_max_age_days
-        )
-        body = _encoder.encode(result)
-        outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
-        if outcome == "existing":
-            stored = await _find(services, rec_id)
-            if stored is not None:
-                body = _encoder.encode(stored)
-        elif outcome != "stored":
-            headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
-        await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
-    return EncodedJSON(body, headers)
+    created = await create(services, data, lang, datetime.now(UTC))
+    headers = {"Location": f"/v1/recommendations/{created.id}"}
+    if created.outcome is not None and created.outcome not in ("stored", "existing"):
+        headers[STORED_HEADER] = "pending" if created.outcome == "pending" else "false"
+    return EncodedJSON(created.body, headers)
 
 
 @get(
@@ -162,14 +143,6 @@ async def get_recommendation(
         body = _encoder.encode(stored)
         await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
     return EncodedJSON(body)
-
-
-async def _find(services: Services, rec_id: str) -> Any:
-    try:
-        return await services.recommendations.load(rec_id)
-    except DATABASE_ERRORS as error:
-        log.warning("could not look up recommendation %s: %s", rec_id, error)
-        return None
 
 
 ROUTES = [create_recommendation, get_recommendation]

@@ -113,5 +113,5 @@ def test_no_import_cycle_in_api() -> None:
 
 def test_the_checks_see_imports_a_cycle_and_a_layer_breach() -> None:
     edges = graph()
-    assert "api.app" in edges and edges["api.app"], "the walk found no imports"
+    assert edges.get("api.app"), "the walk found no imports"
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

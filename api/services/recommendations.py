@@ -1,0 +1,86 @@
+"""Creating a recommendation: the one flow behind POST /v1/recommendations, the recommend_gpus tool and the CLI."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from api.adapters.storage.database import DATABASE_ERRORS
+from api.services.recommendation_store import SaveOutcome, saved_recommendation
+from domain.catalog import Catalog
+from domain.estimates import ExchangeRate, Lang, Recommendation
+from domain.planning import PreparedRequest, RecommendationRequest, prepare, rank, recommendation_id
+
+if TYPE_CHECKING:
+    from api.wiring import Services
+
+log = logging.getLogger(__name__)
+
+_encoder = msgspec.json.Encoder()
+
+
+def rank_request(
+    catalog: Catalog,
+    request: RecommendationRequest,
+    lang: Lang,
+    *,
+    now: datetime,
+    rate: ExchangeRate,
+    price_max_age_days: int | None = None,
+) -> tuple[PreparedRequest, Recommendation]:
+    """A request normalised (defaults filled, names checked) and ranked; the domain's price age limit by default."""
+    prepared = prepare(catalog, request, lang)
+    limits = {} if price_max_age_days is None else {"price_max_age_days": price_max_age_days}
+    return prepared, rank(catalog, prepared, now=now, rate=rate, **limits)
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedRecommendation:
+    """A recommendation as the service answers it: its id, the encoded body, and how storing it went."""
+
+    id: str
+    body: bytes
+    # None when the answer came from the cache (it was stored when it was computed).
+    outcome: SaveOutcome | None
+
+
+async def create_recommendation(
+    services: Services, request: RecommendationRequest, lang: Lang, now: datetime
+) -> CreatedRecommendation:
+    """Answer from the cache when this request on this catalog was answered today; else rank, store and cache it."""
+    view = services.view
+    prepared = prepare(view.catalog, request, lang)
+    rate = services.exchange_rate
+    rate_used = rate if prepared.request.currency == "CNY" else None
+    rec_id = recommendation_id(prepared.request, view.version, rate_used, now.date())
+    body = await services.cache.get(f"rec:{rec_id}")
+    if body is not None:
+        return CreatedRecommendation(rec_id, body, None)
+    # Computed first and looked up only when the id turns out to be stored already: a new id (the common case on a
+    # miss) costs one write and no read.
+    result = rank(view.catalog, prepared, now=now, rate=rate, price_max_age_days=services.settings.price_max_age_days)
+    body = _encoder.encode(result)
+    outcome = await services.recommendations.save(saved_recommendation(result, prepared.request, body))
+    if outcome == "existing":
+        stored = await _find(services, rec_id)
+        if stored is not None:
+            body = _encoder.encode(stored)
+    await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
+    return CreatedRecommendation(rec_id, body, outcome)
+
+
+async def keep_recommendation(services: Services, result: Recommendation, request: RecommendationRequest) -> None:
+    """Store a recommendation computed elsewhere (a chatbot tool call) so its id can be shared."""
+    await services.recommendations.save(saved_recommendation(result, request, _encoder.encode(result)))
+
+
+async def _find(services: Services, rec_id: str) -> Any:
+    try:
+        return await services.recommendations.load(rec_id)
+    except DATABASE_ERRORS as error:
+        log.warning("could not look up recommendation %s: %s", rec_id, error)
+        return None
