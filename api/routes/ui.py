@@ -24,7 +24,24 @@ UI_DIR = Path(__file__).resolve().parent.parent / "ui"
 MEDIA_TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 # Only these are served; the page is the entry point and has the CSP of its own.
 PAGE = "index.html"
-ASSETS = ("app.js", "chart.js", "i18n.js", "dom.js", "problems.js", "tco.js", "app.css")
+ASSETS = (
+    "app.js",
+    "alerts.js",
+    "chart.js",
+    "compare.js",
+    "dom.js",
+    "form.js",
+    "format.js",
+    "i18n.js",
+    "options.js",
+    "problems.js",
+    "request.js",
+    "results.js",
+    "state.js",
+    "tco.js",
+    "url.js",
+    "app.css",
+)
 # No file name carries a version, so every load revalidates (a cheap 304) and a new release is seen at once.
 CACHE_CONTROL = "no-cache"
 

@@ -65,3 +65,8 @@ export function csv(rows) {
   };
   return rows.map((row) => row.map(field).join(",")).join("\r\n") + "\r\n";
 }
+
+/** Mark a region as loading (or done) for assistive technology. */
+export function setBusy(region, busy) {
+  region.setAttribute("aria-busy", String(busy));
+}
