@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,3 +36,36 @@ def test_the_pure_modules_pass_their_node_tests(tmp_path: Path) -> None:
         check=False,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+
+
+UI = ROOT / "api" / "ui"
+IMPORT = re.compile(r'^import\s[^;]*?from\s+"\./([\w.-]+)";', re.M | re.S)
+# Modules node runs: they may import only each other and the label tables, never the DOM or the page's state.
+PURE = {"format.js", "options.js", "i18n.js"}
+
+
+def portal_imports() -> dict[str, set[str]]:
+    return {path.name: set(IMPORT.findall(path.read_text(encoding="utf-8"))) for path in UI.glob("*.js")}
+
+
+def test_the_pure_modules_import_only_pure_ones() -> None:
+    imports = portal_imports()
+    assert {name: sorted(imports[name] - PURE) for name in PURE} == {name: [] for name in PURE}
+
+
+def test_no_import_cycle_among_the_portal_modules() -> None:
+    imports = portal_imports()
+    assert imports["app.js"], "the walk found no imports"
+    state: dict[str, str] = {}
+
+    def visit(name: str, trail: tuple[str, ...]) -> None:
+        state[name] = "open"
+        for target in sorted(imports.get(name, ())):
+            assert state.get(target) != "open", " -> ".join((*trail, name, target))
+            if target not in state:
+                visit(target, (*trail, name))
+        state[name] = "done"
+
+    for name in sorted(imports):
+        if name not in state:
+            visit(name, ())
