@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Request, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, Parameter
 
-from api.adapters.storage.database import DATABASE_ERRORS
 from api.http.json_response import EncodedJSON
 from api.http.language import resolve_lang
 from api.http.problems import not_found, problem_responses
@@ -21,17 +18,15 @@ from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
 from api.schemas.problems import ProblemError
+from api.services.recommendations import StoreUnavailable, stored_recommendation
 from api.services.recommendations import create_recommendation as create
 from api.wiring import services_of
 from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
 
-log = logging.getLogger(__name__)
-
 AnyRequest = Request[Any, Any, Any]
 ID_PATTERN = r"^rec_[0-9a-f]{24}$"
 STORED_HEADER = "X-Recommendation-Stored"
-_encoder = msgspec.json.Encoder()
 
 
 def _examples(kind_examples: dict[str, dict[str, Any]]) -> list[Example]:
@@ -128,20 +123,14 @@ async def get_recommendation(
         ),
     ],
 ) -> EncodedJSON:
-    services = services_of(request)
-    body = await services.cache.get(f"rec:{recommendation_id}")
+    try:
+        body = await stored_recommendation(services_of(request), recommendation_id)
+    except StoreUnavailable:
+        raise ProblemError(
+            503, "Stored recommendations are unavailable right now.", headers={"Retry-After": "5"}
+        ) from None
     if body is None:
-        try:
-            stored = await services.recommendations.load(recommendation_id)
-        except DATABASE_ERRORS as error:
-            log.warning("could not read recommendation %s: %s", recommendation_id, error)
-            raise ProblemError(
-                503, "Stored recommendations are unavailable right now.", headers={"Retry-After": "5"}
-            ) from None
-        if stored is None:
-            raise not_found("recommendation", recommendation_id, [])
-        body = _encoder.encode(stored)
-        await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+        raise not_found("recommendation", recommendation_id, [])
     return EncodedJSON(body)
 
 

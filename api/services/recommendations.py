@@ -1,4 +1,4 @@
-"""Creating a recommendation: the one flow behind POST /v1/recommendations, the recommend_gpus tool and the CLI."""
+"""Recommendations: creating one (POST /v1/recommendations, the recommend_gpus tool, the CLI), reading a stored one."""
 
 from __future__ import annotations
 
@@ -71,6 +71,27 @@ async def create_recommendation(
             body = _encoder.encode(stored)
     await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return CreatedRecommendation(rec_id, body, outcome)
+
+
+class StoreUnavailable(Exception):
+    """The stored recommendations cannot be read right now (the database is down)."""
+
+
+async def stored_recommendation(services: Services, recommendation_id: str) -> bytes | None:
+    """A stored recommendation as it was answered (from the cache, else the database, then cached); None if unknown."""
+    body = await services.cache.get(f"rec:{recommendation_id}")
+    if body is not None:
+        return body
+    try:
+        stored = await services.recommendations.load(recommendation_id)
+    except DATABASE_ERRORS as error:
+        log.warning("could not read recommendation %s: %s", recommendation_id, error)
+        raise StoreUnavailable from None
+    if stored is None:
+        return None
+    body = _encoder.encode(stored)
+    await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+    return body
 
 
 async def keep_recommendation(services: Services, result: Recommendation, request: RecommendationRequest) -> None:
