@@ -25,9 +25,9 @@ from api.schemas import (
 )
 from api.storage.reference import with_ledger
 from domain.catalog import Catalog, Gpu, Offer, Pricing
-from domain.compare import compare_gpus
-from domain.estimates import Lang
-from domain.explain import comparison_summary
+from domain.narrative.explain import comparison_summary
+from domain.pricing.compare import compare_gpus
+from domain.workloads.results import Lang
 
 CatalogSource = Literal["database", "reference"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from domain.price_feed import FEED_PROVIDERS, FeedItem
+from domain.pricing.feed import FEED_PROVIDERS, FeedItem
 
 FEED = "gpuhunt"
 _CATALOG_LOGGER = "gpuhunt._internal.catalog"

@@ -21,7 +21,7 @@ from api.storage.catalog_repository import (
 from api.storage.offer_repository import write_offers
 from api.storage.tables import OfferPriceHistoryRow, OfferRow, ProviderRow
 from domain.catalog import Catalog, Offer
-from domain.price_feed import FEED_PROVIDERS, FeedDiff, diff, feed_offers
+from domain.pricing.feed import FEED_PROVIDERS, FeedDiff, diff, feed_offers
 
 ACTOR = f"feed:{FEED}"
 

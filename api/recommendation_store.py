@@ -27,8 +27,8 @@ from api.storage.recommendation_repository import (
     save_recommendations_blocking,
     save_recommendations_postgresql,
 )
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
+from domain.workloads.results import Recommendation
 
 log = logging.getLogger(__name__)
 

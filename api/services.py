@@ -24,7 +24,7 @@ from api.storage.catalog_repository import load_catalog, load_changed_offers, st
 from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
 from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, CatalogError
-from domain.estimates import ExchangeRate
+from domain.workloads.results import ExchangeRate
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from datetime import date
 
 import msgspec
 
-from domain.estimates import ExchangeRate
+from domain.workloads.results import ExchangeRate
 
 # `auto`: readable text when the log goes to a terminal, JSON lines otherwise.
 LOG_FORMATS = ("auto", "json", "text")

@@ -14,9 +14,9 @@ import math
 import statistics
 
 from api.storage.reference import calibration_points, read_reference_documents
-from domain import efficiency
-from domain.planning.accuracy import build_ledger
-from domain.reference import parse_reference
+from domain.calibration.harness import build_ledger
+from domain.catalog.reference_files import parse_reference
+from domain.hardware import efficiency
 
 # (lower bound, upper bound) of each factor's expected value: physics and the published ranges.
 BOUNDS = {

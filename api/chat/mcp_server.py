@@ -18,8 +18,8 @@ from api.chat.tools import TOOLS, ToolContext, ToolError, call_tool
 from api.recommendation_store import saved_recommendation
 from api.services import Services
 from api.settings import Settings
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
+from domain.workloads.results import Recommendation
 
 log = logging.getLogger(__name__)
 

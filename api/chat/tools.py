@@ -14,12 +14,12 @@ from api.chat.tool_fields import describe_fields
 from api.json_numbers import convert_with_integral_floats
 from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import DiffusionModel, LlmModel, Pricing
-from domain.estimates import ExchangeRate, Lang, Recommendation
-from domain.explain import estimate_summary, offers_summary
+from domain.narrative.explain import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
-from domain.tco import tco
-from domain.tco_schema import TcoRequest
-from domain.workloads import WorkloadError, workload_kind
+from domain.pricing.tco import tco
+from domain.pricing.tco_schema import TcoRequest
+from domain.workloads.requests import WorkloadError, workload_kind
+from domain.workloads.results import ExchangeRate, Lang, Recommendation
 
 MAX_COMPARE = 4
 

@@ -42,7 +42,7 @@ def gpus(vendor: str | None, sort: str) -> None:
     """Print the GPU catalog as a table."""
     from rich.table import Table
 
-    from domain.compare import half_precision_tflops
+    from domain.pricing.compare import half_precision_tflops
 
     catalog = _load_catalog()
     rows = [gpu for gpu in catalog.gpus if vendor is None or gpu.vendor == vendor]

@@ -16,8 +16,8 @@ from api.cli.tables import (
     shorten,
 )
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
-from domain.estimates import Lang
-from domain.explain import pricing_name
+from domain.narrative.explain import pricing_name
+from domain.workloads.results import Lang
 
 # Comparison
 

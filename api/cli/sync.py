@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from api.settings import Settings, SettingsError
-from domain.price_feed import FEED_PROVIDERS
+from domain.pricing.feed import FEED_PROVIDERS
 
 
 def _document(report: Any) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from api.cli.tables import (
     _table,
     label,
 )
-from domain.estimates import Lang
-from domain.explain import money, percent, pricing_name
-from domain.tco_schema import TcoRead
+from domain.narrative.explain import money, percent, pricing_name
+from domain.pricing.tco_schema import TcoRead
+from domain.workloads.results import Lang
 
 # Buying against renting
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from api.cli.tables import show
-from domain.estimates import Lang
-from domain.workloads import WorkloadError
+from domain.workloads.requests import WorkloadError
+from domain.workloads.results import Lang
 
 if TYPE_CHECKING:
     pass
@@ -299,8 +299,8 @@ def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool, wide: bool) -> Non
 @_wide_option
 def tco(**values: Any) -> None:
     """Buy or rent: owning GPUs year by year against renting them per pricing model, with break-even."""
-    from domain.tco import tco as compare_costs
-    from domain.tco_schema import TcoRequest
+    from domain.pricing.tco import tco as compare_costs
+    from domain.pricing.tco_schema import TcoRequest
 
     if (values["gpu"] is None) == (values["system"] is None):
         raise InputError("give --gpu (a GPU id or alias) or --system (a server id), not both")

@@ -12,7 +12,7 @@ from litestar.openapi.spec import Example
 
 from api.schemas import Wire
 from api.services import Services
-from domain.planning.accuracy import LedgerRow
+from domain.calibration.harness import LedgerRow
 
 
 class AccuracyRead(Wire):

@@ -41,7 +41,7 @@ from api.schemas import (
 )
 from api.services import Services
 from domain.catalog import Ecosystem, Gpu, Pricing, Vendor
-from domain.compare import half_precision_tflops
+from domain.pricing.compare import half_precision_tflops
 
 AnyRequest = Request[Any, Any, Any]
 Limit = Annotated[int, Parameter(ge=1, le=200, description="Page size (1-200).", examples=[Example(value=50)])]

@@ -23,7 +23,7 @@ from api.services import Services
 from api.storage.database import DATABASE_ERRORS
 from api.storage.model_repository import ModelWriteReport, model_history, write_model
 from domain.catalog import LlmModel
-from domain.hf_config import HfConfigError, llm_from_hf_config
+from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 
 log = logging.getLogger(__name__)
 

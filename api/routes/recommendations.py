@@ -22,8 +22,8 @@ from api.language import resolve_lang
 from api.recommendation_store import saved_recommendation
 from api.services import Services, services_of
 from api.storage.database import DATABASE_ERRORS
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest, prepare, rank, recommendation_id
+from domain.workloads.results import Recommendation
 
 log = logging.getLogger(__name__)
 

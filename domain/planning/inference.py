@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from domain.calibration.harness import MIN_SPREAD
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import SCENARIOS
-from domain.engines import ENGINES
-from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
-from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.planning.accuracy import MIN_SPREAD
+from domain.hardware.efficiency import SCENARIOS
+from domain.performance.engines import ENGINES
+from domain.performance.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.performance.serving import InstanceSpeed, Layout, ServingPoint
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
@@ -23,9 +23,9 @@ from domain.planning.rentals import (
     require_host,
     require_renter,
 )
-from domain.pricing import Rental, can_host
-from domain.serving import InstanceSpeed, Layout, ServingPoint
-from domain.workloads import InferenceWorkload
+from domain.pricing.costs import Rental, can_host
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range
 
 
 class Copy:

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
-from domain.efficiency import W4_DECODE, factor
-from domain.engines import ENGINES
-from domain.estimates import Assumption
-from domain.links import link_kind
-from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
-from domain.planning.launch import inference_launch, stage_span
+from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
+from domain.hardware.efficiency import W4_DECODE, factor
+from domain.hardware.links import link_kind
+from domain.narrative.launch import inference_launch, stage_span
+from domain.performance.engines import ENGINES
+from domain.performance.memory import (
+    BYTES_PER_PARAM,
+    GIB,
+    GPU_MEMORY_UTILIZATION,
+    kv_bytes_per_token,
+    usable_memory_bytes,
+)
+from domain.performance.serving import WEIGHT_ONLY, Layout
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
-from domain.serving import WEIGHT_ONLY, Layout
+from domain.workloads.results import Assumption
 
 if TYPE_CHECKING:
     from domain.planning.inference import Choice, Copy, InferenceSizing

@@ -7,9 +7,28 @@ import math
 
 import msgspec
 
+from domain.calibration.harness import confidence, widen
 from domain.catalog import DiffusionModel, Gpu, LlmModel
-from domain.efficiency import family_of
-from domain.estimates import (
+from domain.hardware.efficiency import family_of
+from domain.narrative.explain import pricing_name, target_names
+from domain.performance.memory import (
+    BYTES_PER_PARAM,
+    GB,
+    diffusion_memory,
+    kv_bytes_per_sequence,
+    runtime_reserve_bytes,
+    training_memory,
+    usable_memory_bytes,
+    weights_bytes,
+)
+from domain.performance.training import image_tflop, training_flops_per_token
+from domain.planning.inference import smallest_copy
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
+from domain.planning.planners import PLANNERS
+from domain.pricing.costs import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
+from domain.pricing.tco import owned_monthly_usd
+from domain.workloads.requests import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
+from domain.workloads.results import (
     Cost,
     GpuSummary,
     MemoryUse,
@@ -21,25 +40,6 @@ from domain.estimates import (
     ScoreBreakdown,
     TcoHint,
 )
-from domain.explain import pricing_name, target_names
-from domain.memory import (
-    BYTES_PER_PARAM,
-    GB,
-    diffusion_memory,
-    kv_bytes_per_sequence,
-    runtime_reserve_bytes,
-    training_memory,
-    usable_memory_bytes,
-    weights_bytes,
-)
-from domain.performance import image_tflop, training_flops_per_token
-from domain.planning.accuracy import confidence, widen
-from domain.planning.inference import smallest_copy
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
-from domain.planning.planners import PLANNERS
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
-from domain.tco import owned_monthly_usd
-from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
 
 
 def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:

@@ -13,8 +13,19 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 
 from domain.catalog import Catalog, Gpu, Offer, Pricing
-from domain.efficiency import Scenario
-from domain.estimates import (
+from domain.hardware.efficiency import Scenario
+from domain.narrative.explain import say
+from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS, Rental, allowed_offers, with_user_prices
+from domain.workloads.requests import (
+    DEFAULT_PRICING,
+    Constraints,
+    Objective,
+    Resolved,
+    Workload,
+    WorkloadSpec,
+    workload_kind,
+)
+from domain.workloads.results import (
     Assumption,
     Currency,
     ExchangeRate,
@@ -25,9 +36,6 @@ from domain.estimates import (
     PerformanceEstimate,
     Range,
 )
-from domain.explain import say
-from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, Rental, allowed_offers, with_user_prices
-from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, Workload, WorkloadSpec, workload_kind
 
 LIMIT_MAX = 50
 GPUS_PER_NODE = 8

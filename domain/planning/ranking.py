@@ -12,8 +12,7 @@ from typing import Any
 import msgspec
 
 from domain.catalog import Catalog, Gpu
-from domain.estimates import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
-from domain.explain import recommendation_summary
+from domain.narrative.explain import recommendation_summary
 from domain.planning.options import build_option, infeasible, requirements
 from domain.planning.plan import (
     Candidate,
@@ -25,8 +24,8 @@ from domain.planning.plan import (
 )
 from domain.planning.planners import PLANNERS
 from domain.planning.scoring import need_cost, option_cost, scores, total
-from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
-from domain.workloads import (
+from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
+from domain.workloads.requests import (
     DEFAULT_PRICING,
     Constraints,
     Resolved,
@@ -35,6 +34,7 @@ from domain.workloads import (
     resolve_prices,
     unknown_name,
 )
+from domain.workloads.results import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
 
 
 def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: str) -> set[str] | None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from domain.catalog import Gpu
-from domain.explain import pricing_name
-from domain.peaks import compute_tflops
+from domain.hardware.peaks import compute_tflops
+from domain.narrative.explain import pricing_name
 from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
-from domain.pricing import Rental, can_host, rent
+from domain.pricing.costs import Rental, can_host, rent
 
 
 def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:

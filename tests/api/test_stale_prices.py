@@ -12,8 +12,8 @@ from litestar.testing import AsyncTestClient
 
 from api.settings import Settings, SettingsError
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate
 from domain.planning import RecommendationRequest, prepare, rank
+from domain.workloads.results import ExchangeRate
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")

@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from api.cli import main
 from api.cli.tables import shorten
 from api.storage.bootstrap import migrate_and_seed
-from domain.explain import money
+from domain.narrative.explain import money
 from tests.conftest import sqlite_url
 
 Client = AsyncTestClient[Litestar]

@@ -18,11 +18,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from domain import collectives, efficiency, mla
 from domain.catalog import Catalog
-from domain.estimates import Option
-from domain.explain import assumption_name, estimate_summary, money, provider_name, say
-from domain.messages import MESSAGES
+from domain.hardware import collectives, efficiency
+from domain.narrative.explain import assumption_name, estimate_summary, money, provider_name, say
+from domain.narrative.messages import MESSAGES
+from domain.performance.training import mla
+from domain.workloads.results import Option
 
 Client = AsyncTestClient[Litestar]
 WORD = re.compile(r"[A-Za-z][A-Za-z_-]*[A-Za-z]|[A-Za-z]")
@@ -160,7 +161,7 @@ async def test_recommendation_summaries_name_providers(client: Client, reference
 def test_utilization_is_the_one_spelling() -> None:
     for code, texts in MESSAGES.items():
         assert not any("utilis" in text for text in texts.values()), code
-    from domain import explain
+    from domain.narrative import explain
 
     for name in ("_TCO_SUMMARY", "_SUMMARY", "_ESTIMATE", "_OFFERS"):
         assert "utilis" not in repr(getattr(explain, name)), name

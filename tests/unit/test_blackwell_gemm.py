@@ -1,9 +1,9 @@
 """Blackwell's measured GEMM and all-reduce tables in the serving model."""
 
 from api.storage import reference as R
-from domain.collectives import RING_LINK_SHARE
-from domain.efficiency import EFFICIENCY, GEMM_SIZE
-from domain.serving import InstanceSpeed, Layout
+from domain.hardware.collectives import RING_LINK_SHARE
+from domain.hardware.efficiency import EFFICIENCY, GEMM_SIZE
+from domain.performance.serving import InstanceSpeed, Layout
 
 CATALOG = R.load_reference_catalog()
 

@@ -13,8 +13,8 @@ from datetime import date
 import pytest
 
 from api.storage.reference import calibration_points, shipped_ledger
+from domain.calibration.harness import BAND_COVERAGE, band, reproduce
 from domain.catalog import Catalog
-from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
 MAX_MEDIAN_ERROR = 0.0574

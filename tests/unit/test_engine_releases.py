@@ -8,8 +8,9 @@ import msgspec
 import pytest
 
 from api.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.engine_releases import (
+from domain.performance.engine_releases import (
     RELEASES,
     decode_effects,
     diffusion_slowdown,
@@ -17,7 +18,6 @@ from domain.engine_releases import (
     kv_read_slowdown,
     parse_version,
 )
-from domain.planning.accuracy import reproduce
 from tests.conftest import llm
 
 WHEN = date(2023, 12, 1)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from domain.catalog import Catalog
-from domain.hf_config import HfConfigError, llm_from_hf_config
+from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 from tests.conftest import llm
 
 CONFIGS = Path(__file__).parent.parent / "fixtures" / "hf_configs"

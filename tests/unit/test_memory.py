@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog, DiffusionModel
-from domain.memory import (
+from domain.performance.memory import (
     GIB,
     activation_bytes,
     diffusion_memory,

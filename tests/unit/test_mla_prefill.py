@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain import mla
 from domain.catalog import Catalog
-from domain.efficiency import EFFICIENCY, Scenario
-from domain.serving import InstanceSpeed, Layout
+from domain.hardware.efficiency import EFFICIENCY, Scenario
+from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.training import mla
 from tests.conftest import gpu, llm
 
 

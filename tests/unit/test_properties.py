@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.catalog import Catalog, DiffusionModel, LlmModel
-from domain.estimates import Currency, ExchangeRate, Option, Recommendation
-from domain.memory import (
+from domain.performance.memory import (
     BYTES_PER_PARAM,
     KV_BYTES,
     inference_memory,
@@ -22,8 +21,8 @@ from domain.memory import (
     weights_bytes,
 )
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
-from domain.pricing import HOURS_PER_MONTH
-from domain.workloads import (
+from domain.pricing.costs import HOURS_PER_MONTH
+from domain.workloads.requests import (
     Constraints,
     FineTuningWorkload,
     ImageGenerationWorkload,
@@ -31,6 +30,7 @@ from domain.workloads import (
     TrainingWorkload,
     WorkloadError,
 )
+from domain.workloads.results import Currency, ExchangeRate, Option, Recommendation
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 29), source="test")

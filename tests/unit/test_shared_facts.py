@@ -11,11 +11,11 @@ import msgspec
 import pytest
 
 from api.storage.reference import load_reference_catalog
-from domain import serving
-from domain.estimates import ExchangeRate
+from domain.performance.training import serving
 from domain.planning import RecommendationRequest, recommend
 from domain.planning import plan as plan_module
 from domain.planning import ranking as ranking_module
+from domain.workloads.results import ExchangeRate
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")

@@ -9,10 +9,10 @@ import msgspec
 import pytest
 
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate, Lang
-from domain.tco import HOURS_PER_YEAR, tco
-from domain.tco_schema import RentOption, TcoRead, TcoRequest
-from domain.workloads import WorkloadError
+from domain.pricing.tco import HOURS_PER_YEAR, tco
+from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
+from domain.workloads.requests import WorkloadError
+from domain.workloads.results import ExchangeRate, Lang
 
 TODAY = date(2026, 11, 29)
 RATE = ExchangeRate(usd_to_cny=7.10, as_of=TODAY, source="test rate")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from domain.catalog import LlmModel, Mla
-from domain.efficiency import KERNELS, Factor, Family, Scenario
+from domain.hardware.efficiency import KERNELS, Factor, Family, Scenario
 
 # The down-projections to the query and KV latents are replicated on every GPU of a tensor-parallel attention group,
 # not split: vLLM's DeepseekV2Attention builds `self.q_a_proj = ReplicatedLinear(self.hidden_size, self.q_lora_rank`

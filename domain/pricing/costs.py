@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from domain.catalog import Offer
-from domain.estimates import Assumption
+from domain.workloads.results import Assumption
 
 HOURS_PER_MONTH = 730.0
 # Older prices are flagged in answers: GPU rents moved by half within two years.

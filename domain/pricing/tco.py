@@ -12,12 +12,12 @@ from typing import TypeVar
 
 import msgspec
 
-from domain import explain
 from domain.catalog import Catalog, Gpu, Pricing, System
-from domain.estimates import Assumption, ExchangeRate, GpuSummary, Lang
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
-from domain.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
-from domain.workloads import WorkloadError, check_providers, unknown_name
+from domain.narrative import explain
+from domain.pricing.costs import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
+from domain.pricing.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
+from domain.workloads.requests import WorkloadError, check_providers, unknown_name
+from domain.workloads.results import Assumption, ExchangeRate, GpuSummary, Lang
 
 T = TypeVar("T")
 

@@ -12,9 +12,9 @@ from datetime import date
 from typing import Literal
 
 from domain.catalog import LlmModel
-from domain.efficiency import Family
-from domain.memory import BYTES_PER_PARAM
-from domain.mla import absorbed_decode_params
+from domain.hardware.efficiency import Family
+from domain.performance.memory import BYTES_PER_PARAM
+from domain.performance.mla import absorbed_decode_params
 
 # What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
 # whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
-from domain.collectives import INTER_NODE_GBPS, PCIE_GBPS
-from domain.efficiency import (
+from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
+from domain.hardware.efficiency import (
     COMPILED_DIFFUSION,
     COMPILED_DIFFUSION_FLOOR,
     DIFFUSION_PASS_FLOOR_MS,
@@ -19,10 +19,10 @@ from domain.efficiency import (
     Scenario,
     factor,
 )
-from domain.links import link_gbps
-from domain.memory import active_params, diffusion_scale, moe_split
-from domain.peaks import compute_tflops
-from domain.serving import Bound
+from domain.hardware.links import link_gbps
+from domain.hardware.peaks import compute_tflops
+from domain.performance.memory import active_params, diffusion_scale, moe_split
+from domain.performance.serving import Bound
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
 # (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.catalog import Gpu, LinkKind
-from domain.collectives import MESH_LINKS, PCIE_BEYOND_PAIR, PCIE_GBPS, PCIE_HOST_GBPS
-from domain.efficiency import peer_to_peer
+from domain.hardware.collectives import MESH_LINKS, PCIE_BEYOND_PAIR, PCIE_GBPS, PCIE_HOST_GBPS
+from domain.hardware.efficiency import peer_to_peer
 
 
 def link_kind(gpu: Gpu, group: int) -> LinkKind | Literal["pcie_host"]:

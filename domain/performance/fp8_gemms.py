@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.catalog import LlmModel
-from domain.efficiency import KERNELS, Factor, Family
+from domain.hardware.efficiency import KERNELS, Factor, Family
 
 # aiconfigurator-core 0.12.0 gemm tables (systems/data/<system>/gemm/<engine>/<version>/gemm_perf.parquet, fastest
 # kernel per shape, all n x k from 4M to 1.2G weights) put a per-tensor FP8 GEMM at m = 1-64 rows at half the BF16

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from domain.catalog import LinkKind
-from domain.efficiency import KERNELS, Factor, Family
+from domain.hardware.efficiency import KERNELS, Factor, Family
 
 _LINK = "gpu-advisor default: small-message all-reduce latency"
 _AR = f"{KERNELS} (all-reduce tables: H100 NVLink 3-5 us at TP2-TP8; L40S PCIe 6/17/27 us at TP2/4/8)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.catalog import Gpu, Vendor
-from domain.memory import GIB, usable_memory_bytes
-from domain.workloads import EngineName
+from domain.performance.memory import GIB, usable_memory_bytes
+from domain.workloads.requests import EngineName
 
 
 @dataclass(frozen=True)

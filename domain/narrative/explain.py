@@ -7,13 +7,13 @@ from functools import cache
 from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
-from domain.compare import GpuRatios
-from domain.estimates import Exclusion, Lang, Option
-from domain.messages import MESSAGES
+from domain.narrative.messages import MESSAGES
+from domain.pricing.compare import GpuRatios
+from domain.workloads.results import Exclusion, Lang, Option
 
 
 class _Owned(Protocol):
-    """What a TCO summary reads of the cost of owning (domain.tco_schema.BuyCost)."""
+    """What a TCO summary reads of the cost of owning (domain.pricing.tco_schema.BuyCost)."""
 
     @property
     def total(self) -> float: ...
@@ -22,7 +22,7 @@ class _Owned(Protocol):
 
 
 class _Rented(_Owned, Protocol):
-    """What a TCO summary reads of a rental (domain.tco_schema.RentOption)."""
+    """What a TCO summary reads of a rental (domain.pricing.tco_schema.RentOption)."""
 
     @property
     def pricing(self) -> Pricing: ...

@@ -338,7 +338,7 @@ class Catalog:
         self.providers = tuple(sorted(providers, key=lambda r: r.id))
         self.offers = tuple(sorted(offers, key=lambda r: r.id))
         self.models = tuple(sorted(models, key=lambda r: r.id))
-        # The calibration ledger (domain.planning.accuracy.Ledger) the service attaches once it is built.
+        # The calibration ledger (domain.calibration.harness.Ledger) the service attaches once it is built.
         self.accuracy: Any = None
         # Facts derived from this snapshot alone (layout shapes, speed models), shared by every request on it.
         self.derived: dict[Any, Any] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from domain.catalog import LlmModel
-from domain.efficiency import KERNELS, Factor, Family, Scenario
+from domain.hardware.efficiency import KERNELS, Factor, Family, Scenario
 
 # aiconfigurator-core 0.12.0 moe tables (systems/data/<system>/moe/<engine>/<version>/moe_perf.parquet, moe_dtype
 # int4_wo, a DeepSeek-V3-style layer with 384 experts as in Kimi K2: hidden 7168, inter 2048, top-8, balanced routing)

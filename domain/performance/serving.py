@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from domain import mla
 from domain.catalog import Gpu, LlmModel
-from domain.collectives import (
+from domain.hardware.collectives import (
     ALL_TO_ALL_US,
     ALPHA_EXPONENT,
     CUSTOM_ALL_REDUCE_MAX_BYTES,
@@ -20,7 +19,7 @@ from domain.collectives import (
     RING_LINK_SHARE,
     TWO_STAGE_ALL_REDUCE_FROM_BYTES,
 )
-from domain.efficiency import (
+from domain.hardware.efficiency import (
     BLOCK_FP8_MOE,
     EFFICIENCY,
     FP8_PREFILL,
@@ -32,12 +31,13 @@ from domain.efficiency import (
     doublings,
     family_of,
 )
-from domain.engine_releases import TODAY, DecodeEffects
-from domain.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
-from domain.links import link_gbps, link_kind
-from domain.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
-from domain.peaks import compute_tflops
-from domain.w4_moe import w4_moe_latency
+from domain.hardware.links import link_gbps, link_kind
+from domain.hardware.peaks import compute_tflops
+from domain.performance.engine_releases import TODAY, DecodeEffects
+from domain.performance.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
+from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
+from domain.performance.training import mla
+from domain.performance.w4_moe import w4_moe_latency
 
 Bound = Literal["memory", "compute", "interconnect"]
 WEIGHT_ONLY = ("int4", "fp4")

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from domain.catalog import LlmModel, Mla, MoE
+from domain.catalog.records import LlmModel, Mla, MoE
 
 MAX_FIGURE = 10_000_000  # no real config field is larger (context lengths reach ~10M)
 

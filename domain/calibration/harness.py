@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
-from domain.efficiency import (
+from domain.hardware.efficiency import (
     COMPILED_DIFFUSION,
     FAMILY_NAMES,
     ORT_CUDA_DIFFUSION,
@@ -22,19 +22,19 @@ from domain.efficiency import (
     Scenario,
     family_of,
 )
-from domain.engine_releases import (
+from domain.hardware.peaks import compute_tflops
+from domain.performance.engine_releases import (
     decode_effects,
     diffusion_slowdown,
     diffusion_step_host_seconds,
     fine_tuning_slowdown,
 )
-from domain.engines import ENGINES
-from domain.estimates import PerformanceEstimate, Range
-from domain.memory import InstanceShape, usable_memory_bytes
-from domain.peaks import compute_tflops
-from domain.performance import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
+from domain.performance.engines import ENGINES
+from domain.performance.memory import InstanceShape, usable_memory_bytes
+from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.training import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
 from domain.planning.plan import rounded
-from domain.serving import InstanceSpeed, Layout
+from domain.workloads.results import PerformanceEstimate, Range
 
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 # Diffusion runtimes that compile the denoiser into one graph.

@@ -19,7 +19,7 @@ from domain.catalog import (
     Pricing,
     Vendor,
 )
-from domain.hf_config import HfConfigError, llm_from_hf_config
+from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8"]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain import mla
 from domain.catalog import Gpu, LlmModel
-from domain.estimates import Launch, Parallelism
-from domain.performance import virtual_stages
+from domain.performance.serving import Layout
+from domain.performance.training import mla, virtual_stages
 from domain.planning.plan import GPUS_PER_NODE
-from domain.serving import Layout
-from domain.workloads import InferenceWorkload
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.results import Launch, Parallelism
 
 if TYPE_CHECKING:
     from domain.planning.inference import Choice

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Pricing, Vendor
-from domain.workloads import Constraints, Objective, Workload
+from domain.workloads.requests import Constraints, Objective, Workload
 
 Currency = Literal["USD", "CNY"]
 Lang = Literal["en", "zh"]

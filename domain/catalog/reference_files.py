@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 
-from domain.catalog import (
+from domain.catalog.records import (
     Catalog,
     CatalogError,
     Gpu,
