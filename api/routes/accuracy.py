@@ -12,7 +12,7 @@ from litestar.openapi.spec import Example
 
 from api.schemas import Wire
 from api.services import Services
-from domain.calibration.harness import LedgerRow
+from domain.calibration.ledger import LedgerRow
 
 
 class AccuracyRead(Wire):

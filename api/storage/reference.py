@@ -5,7 +5,9 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from domain.calibration.harness import CalibrationPoint, Ledger, build_ledger, parse_calibration
+from domain.calibration.harness import build_ledger
+from domain.calibration.ledger import Ledger
+from domain.calibration.points import CalibrationPoint, parse_calibration
 from domain.catalog import Catalog
 from domain.catalog.reference_files import REFERENCE_FILES, parse_reference
 

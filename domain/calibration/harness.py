@@ -1,17 +1,12 @@
-"""Calibration points reproduced by the model, and the ledger of its errors that sets bands and confidence."""
+"""The calibration harness: every point reproduced by the model, and the ledger built from their errors."""
 
 from __future__ import annotations
 
 import math
 import statistics
-import tomllib
-from dataclasses import dataclass
-from datetime import date
-from functools import cached_property
-from typing import Annotated, Literal
 
-import msgspec
-
+from domain.calibration.ledger import BAND_COVERAGE, MIN_SPREAD, Ledger, LedgerRow, band
+from domain.calibration.points import CalibrationPoint, Kind, Reproduction
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
 from domain.hardware.efficiency import (
     COMPILED_DIFFUSION,
@@ -33,84 +28,12 @@ from domain.performance.engines import ENGINES
 from domain.performance.memory import InstanceShape, usable_memory_bytes
 from domain.performance.serving import InstanceSpeed, Layout
 from domain.performance.training import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
-from domain.planning.plan import rounded
-from domain.workloads.results import PerformanceEstimate, Range
 
-Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 # Diffusion runtimes that compile the denoiser into one graph.
 # Optimum Habana is not among them: every Gaudi diffusion measurement runs on it, so Gaudi's factor is its speed.
 COMPILED_ENGINES = frozenset({"tensorrt", "onnxruntime", "ort", "stable-fast"})
 # Compiled runtimes whose kernels gain less over eager than TensorRT's (COMPILED_DIFFUSION otherwise).
 COMPILED_SPEEDUP = {"onnxruntime": ORT_CUDA_DIFFUSION, "ort": ORT_CUDA_DIFFUSION}
-# Share of the calibration points a band must contain, and the narrowest band any estimate gets.
-BAND_COVERAGE = 0.80
-MIN_SPREAD = 0.10
-# Where a family has no point for a kind, the band is this wide and the estimate says it is spec-sheet.
-UNCALIBRATED_SPREAD = 0.35
-CALIBRATED_MAX_MEDIAN = 0.15
-
-
-class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
-    """One public measurement with the conditions it was taken under."""
-
-    id: str
-    kind: Kind
-    gpu: str
-    gpu_count: int = 1
-    model: str
-    precision: str
-    engine: str = "unknown"
-    engine_version: str = ""  # the engine release the source ran ("" when it does not say)
-    tensor: int = 1
-    pipeline: int = 1
-    expert: int = 1
-    context: int = 1  # context-parallel ranks sharing one sequence (training)
-    kv_cache_precision: str = "bf16"
-    input_tokens: int = 0
-    output_tokens: int = 0
-    concurrency: int = 1
-    max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
-    # Sequences per copy the server's KV cache held at once where the source's own data shows it (a build whose cache
-    # layout the model does not know); 0: the model's capacity.
-    kv_cache_sequences: int = 0
-    sequence_length: int = 4096
-    method: str = "full"
-    recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
-    steps: int = 0
-    width: int = 1024
-    height: int = 1024
-    batch: int = 1
-    metric: str
-    value: float
-    date: date
-    source: str
-    quote: str = ""
-    notes: str = ""
-
-
-_DECODER = msgspec.convert
-
-
-def parse_calibration(text: str) -> list[CalibrationPoint]:
-    """The points of a calibration TOML document."""
-    raw = tomllib.loads(text).get("points", [])
-    return [_DECODER(point, CalibrationPoint) for point in raw]
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    """A point as the model predicts it: expected and the band of the pessimistic/optimistic scenarios."""
-
-    point: CalibrationPoint
-    family: Family
-    expected: float
-    low: float
-    high: float
-
-    @property
-    def error(self) -> float:
-        """Signed relative error of the expected value."""
-        return (self.expected - self.point.value) / self.point.value
 
 
 def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scenario) -> float:
@@ -242,47 +165,6 @@ def reproduce(catalog: Catalog, point: CalibrationPoint) -> Reproduction:
     return Reproduction(point, family_of(gpu), values["expected"], min(ends), max(ends))
 
 
-class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
-    """How well the model reproduces the public measurements of one GPU family and workload kind."""
-
-    family: Annotated[str, msgspec.Meta(description="GPU family id: ampere, hopper, blackwell, ada, cdna3, ...")]
-    family_name: Annotated[str, msgspec.Meta(description="The family as people name it.")]
-    kind: Annotated[Kind, msgspec.Meta(description="Workload kind.")]
-    points: Annotated[int, msgspec.Meta(description="Public measurements of this family and kind.")]
-    median_error_pct: Annotated[float, msgspec.Meta(description="Median |expected - measured| / measured, %.")]
-    worst_error_pct: Annotated[float, msgspec.Meta(description="Largest |expected - measured| / measured, %.")]
-    band_coverage_pct: Annotated[float, msgspec.Meta(description="Share of measurements inside the low-high band, %.")]
-    band_pct: Annotated[
-        float,
-        msgspec.Meta(description="Band of this row's estimates: expected / (1 + band) to expected x (1 + band), in %."),
-    ]
-
-
-@dataclass(frozen=True)
-class Ledger:
-    """The calibration ledger: rows per family and kind, and the band and confidence each one warrants."""
-
-    rows: tuple[LedgerRow, ...]
-    reproductions: tuple[Reproduction, ...]
-
-    def spread(self, family: Family, kind: str) -> float:
-        """Relative half-width of the band estimates of this family and kind get."""
-        row = self._row(family, kind)
-        return row.band_pct / 100 if row is not None else UNCALIBRATED_SPREAD
-
-    def calibrated(self, family: Family, kind: str) -> bool:
-        row = self._row(family, kind)
-        return row is not None and row.points >= 3 and row.median_error_pct <= CALIBRATED_MAX_MEDIAN * 100
-
-    def _row(self, family: Family, kind: str) -> LedgerRow | None:
-        kind = "training" if kind == "fine_tuning" and self._index.get(("fine_tuning", family)) is None else kind
-        return self._index.get((kind, family))
-
-    @cached_property
-    def _index(self) -> dict[tuple[str, str], LedgerRow]:
-        return {(row.kind, row.family): row for row in self.rows}
-
-
 def _quantile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     position = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
@@ -319,43 +201,6 @@ def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
     return Ledger(rows=tuple(rows), reproductions=reproductions)
 
 
-def band(expected: float, low: float, high: float, spread: float) -> tuple[float, float]:
-    """The band of an estimate: the scenarios' ends, widened to expected / (1 + spread) .. expected x (1 + spread)."""
-    # A factor either way, so a wide band never reaches zero.
-    return min(low, expected / (1 + spread)), max(high, expected * (1 + spread))
-
-
 def _in_band(item: Reproduction, spread: float) -> bool:
     low, high = band(item.expected, item.low, item.high, spread)
     return low <= item.point.value <= high
-
-
-def widen(performance: PerformanceEstimate, spread: float) -> PerformanceEstimate:
-    """Every range of an estimate widened to the ledger's band (concurrency is a count, not an estimate)."""
-    changes = {}
-    for name in (
-        "tokens_per_second",
-        "tokens_per_second_per_gpu",
-        "ttft_ms",
-        "tpot_ms",
-        "run_hours",
-        "images_per_hour",
-    ):
-        value: Range | None = getattr(performance, name)
-        if value is None:
-            continue
-        low, high = band(value.expected, value.low, value.high, spread)
-        # An end the band leaves as it was is already rounded.
-        changes[name] = Range(
-            expected=value.expected,
-            low=value.low if low == value.low else rounded(low),
-            high=value.high if high == value.high else rounded(high),
-        )
-    return msgspec.structs.replace(performance, **changes)
-
-
-def confidence(ledger: Ledger | None, gpu: Gpu, kind: str) -> Literal["calibrated", "spec_sheet"]:
-    """Calibrated where the ledger holds enough points of this family and kind with a small median error."""
-    if ledger is not None and ledger.calibrated(family_of(gpu), kind):
-        return "calibrated"
-    return "spec_sheet"

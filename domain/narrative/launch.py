@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from domain.catalog import Gpu, LlmModel
+from domain.performance import mla
 from domain.performance.serving import Layout
-from domain.performance.training import mla, virtual_stages
+from domain.performance.training import virtual_stages
 from domain.planning.plan import GPUS_PER_NODE
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import Launch, Parallelism

@@ -33,10 +33,10 @@ from domain.hardware.efficiency import (
 )
 from domain.hardware.links import link_gbps, link_kind
 from domain.hardware.peaks import compute_tflops
+from domain.performance import mla
 from domain.performance.engine_releases import TODAY, DecodeEffects
 from domain.performance.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
 from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
-from domain.performance.training import mla
 from domain.performance.w4_moe import w4_moe_latency
 
 Bound = Literal["memory", "compute", "interconnect"]

@@ -8,10 +8,10 @@ from domain.catalog import DiffusionModel, Gpu
 from domain.hardware.efficiency import SCENARIOS, Scenario, factor
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance.training import image_tflop, seconds_per_image
-from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
 from domain.workloads.requests import ImageGenerationWorkload
-from domain.workloads.results import Assumption, MemoryUse, Parallelism, PerformanceEstimate
+from domain.workloads.results import Assumption, MemoryUse, Parallelism, PerformanceEstimate, rounded
 
 
 def image_sizing(plan: Plan) -> tuple[DiffusionPipeline, float]:

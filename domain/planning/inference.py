@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from domain.calibration.harness import MIN_SPREAD
+from domain.calibration.ledger import MIN_SPREAD
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import SCENARIOS
 from domain.performance.engines import ENGINES
@@ -13,7 +13,7 @@ from domain.performance.memory import GB, InferenceMemory, runtime_reserve_bytes
 from domain.performance.serving import InstanceSpeed, Layout, ServingPoint
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import (
     check_limits,
     machine_detail,
@@ -25,7 +25,7 @@ from domain.planning.rentals import (
 )
 from domain.pricing.costs import Rental, can_host
 from domain.workloads.requests import InferenceWorkload
-from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range
+from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range, rounded
 
 
 class Copy:

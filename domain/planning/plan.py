@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -35,6 +34,7 @@ from domain.workloads.results import (
     Parallelism,
     PerformanceEstimate,
     Range,
+    rounded,
 )
 
 LIMIT_MAX = 50
@@ -257,15 +257,6 @@ def as_range(values: dict[Scenario, float]) -> Range:
     """Expected from the expected scenario; low/high are the smaller/larger of the two ends of the band."""
     ends = (values["pessimistic"], values["optimistic"])
     return Range(expected=rounded(values["expected"]), low=rounded(min(ends)), high=rounded(max(ends)))
-
-
-def rounded(value: float) -> float:
-    """Four significant digits: estimates are not more precise than that."""
-    if value == 0 or not math.isfinite(value):
-        return value
-    if -1000 < value < 1000:
-        return float(f"{value:.4g}")  # the same correctly rounded figure as round(), at a third of the cost
-    return round(value, 0)
 
 
 def headroom_pct(capacity: float, required: float) -> float:

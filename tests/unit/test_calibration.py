@@ -13,7 +13,8 @@ from datetime import date
 import pytest
 
 from api.storage.reference import calibration_points, shipped_ledger
-from domain.calibration.harness import BAND_COVERAGE, band, reproduce
+from domain.calibration.harness import reproduce
+from domain.calibration.ledger import BAND_COVERAGE, band
 from domain.catalog import Catalog
 
 POINTS = calibration_points()

@@ -6,8 +6,8 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.hardware.efficiency import EFFICIENCY, Scenario
+from domain.performance import mla
 from domain.performance.serving import InstanceSpeed, Layout
-from domain.performance.training import mla
 from tests.conftest import gpu, llm
 
 

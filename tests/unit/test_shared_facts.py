@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from api.storage.reference import load_reference_catalog
-from domain.performance.training import serving
+from domain.performance import serving
 from domain.planning import RecommendationRequest, recommend
 from domain.planning import plan as plan_module
 from domain.planning import ranking as ranking_module
