@@ -8,8 +8,7 @@ from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
 from domain.narrative.messages import MESSAGES
-from domain.pricing.compare import GpuRatios
-from domain.workloads.results import Exclusion, Lang, Option
+from domain.workloads.results import Exclusion, GpuRatios, Lang, Option
 
 
 class _Owned(Protocol):

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from domain.catalog import Gpu, LlmModel
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance import mla
 from domain.performance.serving import Layout
 from domain.performance.training import virtual_stages
-from domain.planning.plan import GPUS_PER_NODE
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import Launch, Parallelism
 
 if TYPE_CHECKING:
-    from domain.planning.inference import Choice
+    from domain.planning.inference_sizing import Choice
     from domain.planning.training_layouts import Shape
 
 # Checkpoints already stored in the weight precision need no quantization flag.

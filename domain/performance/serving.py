@@ -32,6 +32,7 @@ from domain.hardware.efficiency import (
     family_of,
 )
 from domain.hardware.links import link_gbps, link_kind
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.hardware.peaks import compute_tflops
 from domain.performance import mla
 from domain.performance.engine_releases import TODAY, DecodeEffects
@@ -41,7 +42,6 @@ from domain.performance.w4_moe import w4_moe_latency
 
 Bound = Literal["memory", "compute", "interconnect"]
 WEIGHT_ONLY = ("int4", "fp4")
-GPUS_PER_NODE = 8
 
 
 @dataclass(frozen=True, slots=True)

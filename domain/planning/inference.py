@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from domain.calibration.ledger import MIN_SPREAD
-from domain.catalog import Gpu, LlmModel
+from domain.catalog import Gpu
 from domain.hardware.efficiency import SCENARIOS
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.engines import ENGINES
-from domain.performance.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.performance.serving import InstanceSpeed, Layout, ServingPoint
+from domain.performance.memory import GB, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.performance.serving import ServingPoint
+from domain.planning.inference_sizing import Choice, Copy, InferenceSizing, inference_sizing
 from domain.planning.inference_text import describe_inference
-from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct
+from domain.planning.layouts import Sized, largest_batch, smallest_batch
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import (
     check_limits,
     machine_detail,
@@ -23,157 +24,9 @@ from domain.planning.rentals import (
     require_host,
     require_renter,
 )
-from domain.pricing.costs import Rental, can_host
+from domain.pricing.costs import can_host
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range, rounded
-
-
-class Copy:
-    """One model copy's layout on one GPU: its memory, its batch cap, and its speed model."""
-
-    # A copy depends on the request only through its shape (precisions, lengths, engine, batch cap), so requests of one
-    # shape share it, with the points its speed model already computed.
-
-    def __init__(self, sizing: InferenceSizing, gpu: Gpu, sized: Sized, usable: float, max_batch: int | None) -> None:
-        self.gpu, self.layout = gpu, sized.layout
-        self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
-        workload = sizing.workload
-        engine = ENGINES[workload.engine]
-        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
-        if max_batch is not None:
-            caps.append(max_batch)
-        self.capacity = min(caps)
-        self.gpus = self.layout.gpus
-        self.speed = InstanceSpeed(
-            sizing.model,
-            gpu,
-            sizing.precision,
-            sizing.kv_precision,
-            self.layout,
-            workload.input_tokens,
-            workload.output_tokens,
-            engine_speedup=engine.decode_speedup,
-            two_stage_all_reduce=engine.two_stage_all_reduce,
-            engine=workload.engine,
-        )
-
-    @classmethod
-    def of(cls, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> Copy:
-        """The copy for this request's shape, shared with earlier requests of the same shape on this catalog."""
-        sizing = inference_sizing(plan)
-        workload = sizing.workload
-        key = (
-            "copy",
-            gpu.id,
-            sized.layout,
-            sizing.precision,
-            sizing.kv_precision,
-            workload.input_tokens,
-            workload.output_tokens,
-            workload.engine,
-            plan.max_batch,
-        )
-        return plan.derived(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
-
-    def point(self, batch: int) -> ServingPoint:
-        """The expected point at this batch."""
-        return self.speed.point(batch, "expected")
-
-
-@dataclass
-class Choice:
-    """A layout with its copies and batch, what it misses, and how it compares with the others."""
-
-    copy: Copy
-    copies: int
-    batch: int
-    in_flight: int
-    busy_copies: int
-    unmet: list[str]
-    rental: Rental | None
-    gpus: int
-    throughput: float  # output tokens/s of the whole configuration, expected
-
-    def key(self, with_load: bool, fixed: bool) -> tuple[float, ...]:
-        """Lower is better: targets first, then the cost of meeting the load, or throughput (per dollar)."""
-        missed = float(len(self.unmet))
-        hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
-        if with_load and not fixed:
-            return (missed, hourly, -self.throughput)
-        if fixed:
-            return (missed, -self.throughput, self.copy.gpus)
-        return (missed, -self.throughput / hourly, hourly)
-
-
-class InferenceSizing:
-    """An inference request's model, precisions and layouts: computed once per request."""
-
-    def __init__(self, plan: Plan) -> None:
-        workload, model = plan.resolved.workload, plan.resolved.model
-        assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
-        assert workload.precision is not None and workload.kv_cache_precision is not None
-        self.model, self.workload = model, workload
-        self.precision, self.kv_precision = workload.precision, workload.kv_cache_precision
-        limits = plan.constraints
-        max_nodes = 1 if limits.single_node else limits.max_nodes
-        fixed = plan.fixed_count
-        max_gpus = fixed if fixed is not None else min(limits.max_gpus, max_nodes * GPUS_PER_NODE)
-        self.forced, self.fixed, self._plan = plan.forced, fixed, plan
-        self.max_gpus = max_gpus
-        self.layouts = self._layouts(GPUS_PER_NODE)
-        self._by_domain = {GPUS_PER_NODE: self.layouts}
-        self.has_load = bool(workload.concurrency or workload.requests_per_second)
-        # What the checks before a GPU's layout search depend on besides the GPU.
-        self.check_key = (
-            "inference_check",
-            self.precision,
-            self.kv_precision,
-            workload.input_tokens + workload.output_tokens,
-            workload.engine,
-            plan.forced,
-            fixed,
-            max_gpus,
-            plan.offers_key,
-            limits.require_offer,
-        )
-
-    def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
-        """The layouts of one copy on this GPU's NVLink domain (most GPUs share the 8-GPU set)."""
-        domain = gpu.interconnect.domain_gpus
-        found = self._by_domain.get(domain)
-        if found is None:
-            found = self._by_domain[domain] = self._layouts(domain)
-        return found
-
-    def _layouts(self, domain: int) -> InferenceLayouts:
-        workload = self.workload
-        tokens = workload.input_tokens + workload.output_tokens
-        key = ("layouts", self.precision, self.kv_precision, tokens, self.max_gpus, self.fixed, domain, self.forced)
-        return self._plan.derived(key, lambda: self._build_layouts(domain, tokens))
-
-    def _build_layouts(self, domain: int, tokens: int) -> InferenceLayouts:
-        model, forced = self.model, self.forced
-        layouts = candidate_layouts(model, self.max_gpus, self.fixed, domain)
-        if forced is not None:
-            layouts = [
-                layout
-                for layout in layouts
-                if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
-            ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
-        return InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts)
-
-
-def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> Layout:
-    """The layout a client forces; expert parallel without tensor parallel means data-parallel attention on MLA."""
-    dp_attention = expert > 1 and tensor == 1 and model.mla is not None
-    return Layout(tensor=tensor, pipeline=pipeline, expert=expert, dp_attention=dp_attention)
-
-
-def inference_sizing(plan: Plan) -> InferenceSizing:
-    sizing = plan.memo.get("inference")
-    if sizing is None:
-        sizing = plan.memo["inference"] = InferenceSizing(plan)
-    return sizing
 
 
 def _check_forced(plan: Plan, sizing: InferenceSizing) -> None:

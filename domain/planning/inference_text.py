@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
 from domain.hardware.efficiency import W4_DECODE, factor
 from domain.hardware.links import link_kind
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import inference_launch, stage_span
 from domain.performance.engines import ENGINES
 from domain.performance.memory import (
@@ -17,11 +16,9 @@ from domain.performance.memory import (
     usable_memory_bytes,
 )
 from domain.performance.serving import WEIGHT_ONLY, Layout
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
+from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
+from domain.planning.plan import Candidate, Plan
 from domain.workloads.results import Assumption
-
-if TYPE_CHECKING:
-    from domain.planning.inference import Choice, Copy, InferenceSizing
 
 THIN_HEADROOM_PCT = 5.0
 

@@ -10,6 +10,7 @@ import msgspec
 from domain.calibration.ledger import confidence, widen
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.efficiency import family_of
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.explain import pricing_name, target_names
 from domain.performance.memory import (
     BYTES_PER_PARAM,
@@ -23,7 +24,7 @@ from domain.performance.memory import (
 )
 from domain.performance.training import image_tflop, training_flops_per_token
 from domain.planning.inference import smallest_copy
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct
+from domain.planning.plan import Candidate, Excluded, Money, Plan, headroom_pct
 from domain.planning.planners import PLANNERS
 from domain.pricing.costs import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
 from domain.pricing.tco import owned_monthly_usd

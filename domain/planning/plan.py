@@ -38,7 +38,6 @@ from domain.workloads.results import (
 )
 
 LIMIT_MAX = 50
-GPUS_PER_NODE = 8
 # Requests vary in lengths and caps, so a catalog's store of derived facts is bounded (oldest entries go first).
 DERIVED_MAX = 8192
 T = TypeVar("T")

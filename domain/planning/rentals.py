@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 from domain.catalog import Gpu
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.hardware.peaks import compute_tflops
 from domain.narrative.explain import pricing_name
-from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
+from domain.planning.plan import Excluded, Plan
 from domain.pricing.costs import Rental, can_host, rent
 
 

@@ -10,9 +10,9 @@ import math
 from typing import NamedTuple
 
 from domain.catalog import LlmModel
+from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.memory import Activations, TrainingStates
 from domain.performance.training import TrainingSpeed, virtual_stages
-from domain.planning.plan import GPUS_PER_NODE
 from domain.workloads.results import Lang
 
 TENSOR_PARALLEL = (1, 2, 4, 8)

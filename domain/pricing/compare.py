@@ -2,23 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from domain.catalog import Catalog, Gpu, Offer
-
-
-@dataclass(frozen=True)
-class GpuRatios:
-    """A GPU's figures divided by the baseline's; None where either side lacks the figure."""
-
-    gpu: Gpu
-    memory_gb: float | None
-    memory_bandwidth_gbps: float | None
-    bf16_tflops: float | None
-    fp8_tflops: float | None
-    tdp_w: float | None
-    usd_per_gpu_hour: float | None
-    on_demand: Offer | None
+from domain.catalog import Catalog, Gpu
+from domain.workloads.results import GpuRatios
 
 
 def half_precision_tflops(gpu: Gpu) -> float | None:

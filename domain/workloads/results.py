@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date
 from typing import Annotated, Literal
 
 import msgspec
 
-from domain.catalog import Pricing, Vendor
+from domain.catalog import Gpu, Offer, Pricing, Vendor
 from domain.workloads.requests import Constraints, Objective, Workload
 
 Currency = Literal["USD", "CNY"]
@@ -257,3 +258,17 @@ def rounded(value: float) -> float:
     if -1000 < value < 1000:
         return float(f"{value:.4g}")  # the same correctly rounded figure as round(), at a third of the cost
     return round(value, 0)
+
+
+@dataclass(frozen=True)
+class GpuRatios:
+    """A GPU's figures divided by the baseline's; None where either side lacks the figure."""
+
+    gpu: Gpu
+    memory_gb: float | None
+    memory_bandwidth_gbps: float | None
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    tdp_w: float | None
+    usd_per_gpu_hour: float | None
+    on_demand: Offer | None
