@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance import mla
-from domain.performance.serving import Layout
-from domain.performance.training import virtual_stages
+from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.training import Shape, virtual_stages
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import Launch, Parallelism
-
-if TYPE_CHECKING:
-    from domain.planning.inference_sizing import Choice
-    from domain.planning.training_layouts import Shape
 
 # Checkpoints already stored in the weight precision need no quantization flag.
 _NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
@@ -51,10 +45,12 @@ def inference_launch(
     workload: InferenceWorkload,
     precision: str,
     kv_precision: str,
-    chosen: Choice,
+    speed: InstanceSpeed,
+    copies: int,
+    batch_cap: int,
 ) -> Launch:
-    """`vllm serve`, `sglang.launch_server` or `trtllm-serve` for the chosen layout."""
-    layout, copies, batch_cap = chosen.copy.layout, chosen.copies, chosen.copy.capacity
+    """`vllm serve`, `sglang.launch_server` or `trtllm-serve` for `copies` copies of the layout `speed` runs."""
+    layout, gpu = speed.layout, speed.gpu
     repo = hf_id(model)
     quantize = _QUANTIZATION.get(precision) if _NATIVE.get(model.native_precision) != precision else None
     context = workload.input_tokens + workload.output_tokens
@@ -62,7 +58,7 @@ def inference_launch(
     # The CDNA 3/4 estimates are fit to runs with AMD's AITER kernels on: vLLM leaves them off (VLLM_ROCM_USE_AITER is
     # "False" in every release) and SGLang turns them on only in its ROCm images (-mi30x/-mi35x, ENV
     # SGLANG_USE_AITER=1), so the command says so. They are built for CDNA 3 and 4 only (gfx942, gfx950), not MI250X.
-    aiter = chosen.copy.gpu.architecture in AITER_ARCHITECTURES
+    aiter = gpu.architecture in AITER_ARCHITECTURES
     if engine == "sglang":
         gpus = layout.gpus // layout.pipeline
         flags = [f"--model-path {repo}", f"--tp-size {gpus}"]
@@ -76,7 +72,7 @@ def inference_launch(
         backend = "aiter" if aiter else ""
         if kv_precision == "fp8":
             flags.append("--kv-cache-dtype fp8_e4m3")
-            if mla.casts_fp8_pool(engine, chosen.copy.speed.family, model, kv_precision):
+            if mla.casts_fp8_pool(engine, speed.family, model, kv_precision):
                 # The default backend would cast the whole FP8 pool to bf16 every layer (domain/mla.py).
                 backend = "flashmla --page-size 64"
         if backend:
@@ -106,7 +102,7 @@ def inference_launch(
             flags.append(f"--quantization {quantize}")
         flags.append(f"--max-model-len {context}")
         command = ("VLLM_ROCM_USE_AITER=1 " if aiter else "") + "vllm serve " + " ".join(flags)
-    return Launch(engine=engine, command=command + _span_comment(layout, chosen.copy.gpu))
+    return Launch(engine=engine, command=command + _span_comment(layout, gpu))
 
 
 def training_launch(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
@@ -352,3 +353,21 @@ def seconds_per_image(
         mfu *= speedup.at(scenario)
         floor_ms /= COMPILED_DIFFUSION_FLOOR
     return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)
+
+
+class Shape(NamedTuple):
+    """One layout of a GPU count: parallel sizes, ZeRO stage, micro-batch, recomputed layers and optimizer offload."""
+
+    # zero 3 = FSDP full shard; micro_batch is sequences per micro-batch; recompute is recomputed layers per pipeline
+    # stage; offload: optimizer states live in host memory.
+
+    tensor: int
+    pipeline: int
+    zero: int
+    micro_batch: int
+    recompute: int
+    offload: bool = False
+
+    def recomputed_layers(self, layers: int) -> int:
+        """Recomputed layers over the whole model."""
+        return min(layers, self.recompute * self.pipeline)

@@ -137,7 +137,9 @@ def describe_inference(
         warnings.append(plan.say("thin_headroom", headroom=max(0.0, 100 * room / memory.usable_bytes)))
     candidate.layout_reason = _layout_reason(plan, sizing, chosen, other)
     candidate.assumptions = _assumptions(plan, sizing, chosen)
-    candidate.launch = inference_launch(model, workload, sizing.precision, sizing.kv_precision, chosen)
+    candidate.launch = inference_launch(
+        model, workload, sizing.precision, sizing.kv_precision, chosen.copy.speed, chosen.copies, chosen.copy.capacity
+    )
 
 
 def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from domain.catalog import LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.memory import Activations, TrainingStates
-from domain.performance.training import TrainingSpeed, virtual_stages
+from domain.performance.training import Shape, TrainingSpeed, virtual_stages
 from domain.workloads.results import Lang
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
@@ -20,24 +20,6 @@ PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32)
 # Layers each pipeline stage keeps at least (Llama 3 405B: 126 layers over 16 stages, ~8 each).
 MIN_LAYERS_PER_STAGE = 4
 MICRO_BATCHES = (1, 2, 4)
-
-
-class Shape(NamedTuple):
-    """One layout of a GPU count: parallel sizes, ZeRO stage, micro-batch, recomputed layers and optimizer offload."""
-
-    # zero 3 = FSDP full shard; micro_batch is sequences per micro-batch; recompute is recomputed layers per pipeline
-    # stage; offload: optimizer states live in host memory.
-
-    tensor: int
-    pipeline: int
-    zero: int
-    micro_batch: int
-    recompute: int
-    offload: bool = False
-
-    def recomputed_layers(self, layers: int) -> int:
-        """Recomputed layers over the whole model."""
-        return min(layers, self.recompute * self.pipeline)
 
 
 class Found(NamedTuple):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS
 from domain.hardware.efficiency import factor
-from domain.performance.training import TrainingSpeed, training_flops_per_token
+from domain.performance.training import Shape, TrainingSpeed, training_flops_per_token
 from domain.planning.plan import Plan
-from domain.planning.training_layouts import Found, Shape
+from domain.planning.training_layouts import Found
 from domain.workloads.results import Assumption
 
 ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054)"
