@@ -25,7 +25,7 @@ from api.schemas import (
 )
 from api.storage.reference import with_ledger
 from domain.catalog import Catalog, Gpu, Offer, Pricing
-from domain.narrative.explain import comparison_summary
+from domain.narrative.summaries import comparison_summary
 from domain.pricing.compare import compare_gpus
 from domain.workloads.results import Lang
 

@@ -14,7 +14,7 @@ from api.chat.tool_fields import describe_fields
 from api.json_numbers import convert_with_integral_floats
 from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import DiffusionModel, LlmModel, Pricing
-from domain.narrative.explain import estimate_summary, offers_summary
+from domain.narrative.summaries import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
 from domain.pricing.tco import tco
 from domain.pricing.tco_schema import TcoRequest

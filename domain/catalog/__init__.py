@@ -1,7 +1,6 @@
 """The catalog: records, the immutable snapshot, reference data and pasted model configs."""
 
 from domain.catalog.records import (
-    Catalog,
     CatalogError,
     Confidence,
     DiffusionModel,
@@ -20,6 +19,7 @@ from domain.catalog.records import (
     decode_records,
     lookup_key,
 )
+from domain.catalog.snapshot import Catalog
 
 __all__ = [
     "Catalog",

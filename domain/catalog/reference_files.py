@@ -5,16 +5,8 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 
-from domain.catalog.records import (
-    Catalog,
-    CatalogError,
-    Gpu,
-    ModelSpec,
-    Offer,
-    Provider,
-    System,
-    decode_records,
-)
+from domain.catalog.records import CatalogError, Gpu, ModelSpec, Offer, Provider, System, decode_records
+from domain.catalog.snapshot import Catalog
 
 # file name -> (table name, record type); one file per record kind keeps reviews of price changes small.
 REFERENCE_FILES = {

@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from domain.catalog import Catalog, Gpu
-from domain.narrative.explain import recommendation_summary
+from domain.narrative.summaries import recommendation_summary
 from domain.planning.options import build_option, infeasible, requirements
 from domain.planning.plan import (
     Candidate,

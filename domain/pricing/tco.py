@@ -13,7 +13,7 @@ from typing import TypeVar
 import msgspec
 
 from domain.catalog import Catalog, Gpu, Pricing, System
-from domain.narrative import explain
+from domain.narrative import explain, summaries
 from domain.pricing.costs import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
 from domain.pricing.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
 from domain.workloads.requests import WorkloadError, check_providers, unknown_name
@@ -479,7 +479,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
             )
         )
     best = options[0] if options else None
-    summary = explain.tco_summary(
+    summary = summaries.tco_summary(
         gpu=inputs.gpu.name,
         gpu_count=inputs.gpu_count,
         years=inputs.years,

@@ -20,8 +20,9 @@ from litestar.testing import AsyncTestClient
 
 from domain.catalog import Catalog
 from domain.hardware import collectives, efficiency
-from domain.narrative.explain import assumption_name, estimate_summary, money, provider_name, say
+from domain.narrative.explain import assumption_name, money, provider_name, say
 from domain.narrative.messages import MESSAGES
+from domain.narrative.summaries import estimate_summary
 from domain.performance import mla
 from domain.workloads.results import Option
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.narrative.explain import comparison_summary
+from domain.narrative.summaries import comparison_summary
 from domain.pricing.compare import compare_gpus
 
 
