@@ -25,8 +25,9 @@ from domain.performance.engine_releases import (
     fine_tuning_slowdown,
 )
 from domain.performance.engines import ENGINES
+from domain.performance.layout import Layout
 from domain.performance.memory import InstanceShape, usable_memory_bytes
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.serving import InstanceSpeed
 from domain.performance.training import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
 
 # Diffusion runtimes that compile the denoiser into one graph.

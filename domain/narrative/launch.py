@@ -5,7 +5,8 @@ from __future__ import annotations
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance import mla
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from domain.performance.training import Shape, virtual_stages
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import Launch, Parallelism

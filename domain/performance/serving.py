@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
-
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import (
     ALL_TO_ALL_US,
@@ -32,44 +29,15 @@ from domain.hardware.efficiency import (
     family_of,
 )
 from domain.hardware.links import link_gbps, link_kind
-from domain.hardware.nodes import GPUS_PER_NODE
 from domain.hardware.peaks import compute_tflops
 from domain.performance import mla
 from domain.performance.engine_releases import TODAY, DecodeEffects
 from domain.performance.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
+from domain.performance.layout import Bound, Layout, ServingPoint
 from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.performance.w4_moe import w4_moe_latency
 
-Bound = Literal["memory", "compute", "interconnect"]
 WEIGHT_ONLY = ("int4", "fp4")
-
-
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """How one model copy spreads over its GPUs."""
-
-    # tensor x pipeline GPUs; with `expert` > 1 the routed experts are split over the copy's GPUs (expert parallel), and
-    # with `dp_attention` each GPU runs attention for its own requests (MLA's latent cache is then sharded by request
-    # instead of replicated).
-
-    tensor: int
-    pipeline: int = 1
-    expert: int = 1
-    dp_attention: bool = False
-    gpus: int = field(init=False)  # GPUs of one copy; read in every step of a search, so stored
-
-    def __post_init__(self) -> None:
-        group = self.expert if self.dp_attention else self.tensor
-        object.__setattr__(self, "gpus", group * self.pipeline)
-
-    @property
-    def attention_tensor(self) -> int:
-        """GPUs one request's attention (and its KV heads) is split over."""
-        return 1 if self.dp_attention else self.tensor
-
-    @property
-    def nodes(self) -> int:
-        return max(1, -(-self.gpus // GPUS_PER_NODE))
 
 
 def _moe_share(model: LlmModel) -> float:
@@ -80,24 +48,6 @@ def _moe_share(model: LlmModel) -> float:
 
 # Points one speed model keeps: a binary search asks ~11 batches per scenario, so a few hundred cover many requests.
 POINTS_KEPT = 256
-
-
-@dataclass(frozen=True, slots=True)
-class ServingPoint:
-    """One model copy serving `batch` sequences at a time, in one scenario."""
-
-    # step_s is one pure decode step; tpot_s is the mean time between a request's output tokens as users observe it
-    # under continuous batching with chunked prefill (steps that also carry other requests' prefills included); ttft_s
-    # is the time to the first token: the prefill sharing the GPUs with decoding, one step, and the wait behind other
-    # prefills at the given arrival rate.
-
-    batch: int
-    step_s: float
-    tpot_s: float
-    ttft_s: float
-    tokens_per_s: float
-    requests_per_s: float
-    bound: Bound
 
 
 class InstanceSpeed:

@@ -22,8 +22,8 @@ from domain.hardware.efficiency import (
 )
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
+from domain.performance.layout import Bound
 from domain.performance.memory import active_params, diffusion_scale, moe_split
-from domain.performance.serving import Bound
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
 # (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).

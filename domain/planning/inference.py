@@ -9,8 +9,8 @@ from domain.catalog import Gpu
 from domain.hardware.efficiency import SCENARIOS
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.engines import ENGINES
+from domain.performance.layout import ServingPoint
 from domain.performance.memory import GB, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.performance.serving import ServingPoint
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing, inference_sizing
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import Sized, largest_batch, smallest_batch

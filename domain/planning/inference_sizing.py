@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.engines import ENGINES
+from domain.performance.layout import Layout, ServingPoint
 from domain.performance.memory import InferenceMemory
-from domain.performance.serving import InstanceSpeed, Layout, ServingPoint
+from domain.performance.serving import InstanceSpeed
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts
 from domain.planning.plan import Plan
 from domain.pricing.costs import Rental

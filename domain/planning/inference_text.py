@@ -8,6 +8,7 @@ from domain.hardware.links import link_kind
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import inference_launch, stage_span
 from domain.performance.engines import ENGINES
+from domain.performance.layout import Layout
 from domain.performance.memory import (
     BYTES_PER_PARAM,
     GIB,
@@ -15,7 +16,7 @@ from domain.performance.memory import (
     kv_bytes_per_token,
     usable_memory_bytes,
 )
-from domain.performance.serving import WEIGHT_ONLY, Layout
+from domain.performance.serving import WEIGHT_ONLY
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
 from domain.planning.plan import Candidate, Plan
 from domain.workloads.results import Assumption

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from domain.catalog import LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
+from domain.performance.layout import Layout
 from domain.performance.memory import InferenceMemory, InstanceShape
-from domain.performance.serving import Layout
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
 # Expert-parallel groups: one node, two, four (wide EP across nodes, or inside one NVL72 rack).

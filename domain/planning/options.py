@@ -18,11 +18,11 @@ from domain.performance.memory import (
     diffusion_memory,
     kv_bytes_per_sequence,
     runtime_reserve_bytes,
-    training_memory,
     usable_memory_bytes,
     weights_bytes,
 )
 from domain.performance.training import image_tflop, training_flops_per_token
+from domain.performance.training_memory import training_memory
 from domain.planning.inference import smallest_copy
 from domain.planning.plan import Candidate, Excluded, Money, Plan, headroom_pct
 from domain.planning.planners import PLANNERS

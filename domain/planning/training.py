@@ -10,8 +10,9 @@ from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import FP8_TRAIN, SCENARIOS, Scenario
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import training_launch
-from domain.performance.memory import GB, Activations, TrainingStates, training_usable_bytes
+from domain.performance.memory import GB
 from domain.performance.training import TrainingSpeed
+from domain.performance.training_memory import Activations, TrainingStates, training_usable_bytes
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_host, require_renter
 from domain.planning.training_layouts import Found, LayoutMemory, describe, fits_any, search

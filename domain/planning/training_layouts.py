@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from domain.catalog import LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
-from domain.performance.memory import Activations, TrainingStates
 from domain.performance.training import Shape, TrainingSpeed, virtual_stages
+from domain.performance.training_memory import Activations, TrainingStates
 from domain.workloads.results import Lang
 
 TENSOR_PARALLEL = (1, 2, 4, 8)

@@ -3,7 +3,8 @@
 from api.storage import reference as R
 from domain.hardware.collectives import RING_LINK_SHARE
 from domain.hardware.efficiency import EFFICIENCY, GEMM_SIZE
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 
 CATALOG = R.load_reference_catalog()
 

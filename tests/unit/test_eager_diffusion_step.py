@@ -10,7 +10,8 @@ import pytest
 from api.storage.reference import calibration_points
 from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.performance.engine_releases import EAGER_DIFFUSION_STEP_HOST_US, diffusion_step_host_seconds
+from domain.performance.engine_releases import diffusion_step_host_seconds
+from domain.performance.release_history import EAGER_DIFFUSION_STEP_HOST_US
 
 WHEN = date(2023, 7, 1)
 

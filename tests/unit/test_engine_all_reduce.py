@@ -7,7 +7,8 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.performance.engines import ENGINES
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 
 
 def speed(reference: Catalog, gpu_id: str, tensor: int, engine: str) -> InstanceSpeed:

@@ -11,13 +11,12 @@ from api.storage.reference import calibration_points
 from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
 from domain.performance.engine_releases import (
-    RELEASES,
     decode_effects,
     diffusion_slowdown,
     fine_tuning_slowdown,
     kv_read_slowdown,
-    parse_version,
 )
+from domain.performance.release_history import RELEASES, parse_version
 from tests.conftest import llm
 
 WHEN = date(2023, 12, 1)

@@ -2,7 +2,8 @@
 
 from api.storage import reference as R
 from domain.performance.fp8_gemms import FP8_BLOCK_GEMM_US, FP8_GEMM_US, dense_gemms_per_layer, fp8_gemm_latency
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from domain.workloads.requests import InferenceWorkload
 from tests.conftest import run_estimate
 

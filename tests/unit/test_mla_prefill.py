@@ -7,7 +7,8 @@ import pytest
 from domain.catalog import Catalog
 from domain.hardware.efficiency import EFFICIENCY, Scenario
 from domain.performance import mla
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from tests.conftest import gpu, llm
 
 

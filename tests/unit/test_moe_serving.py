@@ -13,8 +13,9 @@ from domain.catalog import Catalog
 from domain.hardware.efficiency import BLOCK_FP8_MOE
 from domain.hardware.peaks import compute_tflops
 from domain.performance.engine_releases import decode_slowdown
+from domain.performance.layout import Layout
 from domain.performance.memory import experts_touched
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.serving import InstanceSpeed
 from tests.conftest import gpu, llm
 
 

@@ -8,7 +8,8 @@ from datetime import UTC, date, datetime
 import pytest
 
 from domain.catalog import Catalog, LlmModel
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from domain.performance.training import TrainingSpeed
 from domain.planning import EstimateRequest, LayoutRequest, estimate
 from domain.workloads.requests import FineTuningWorkload, InferenceWorkload

@@ -8,7 +8,8 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.hardware.efficiency import EFFICIENCY, family_of
-from domain.performance.serving import InstanceSpeed, Layout
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from domain.planning import LayoutRequest, RecommendationRequest, recommend
 from domain.workloads.requests import (
     Constraints,

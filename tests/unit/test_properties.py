@@ -17,9 +17,9 @@ from domain.performance.memory import (
     inference_memory,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
-    training_memory,
     weights_bytes,
 )
+from domain.performance.training_memory import training_memory
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
 from domain.pricing.costs import HOURS_PER_MONTH
 from domain.workloads.requests import (

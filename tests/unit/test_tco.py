@@ -9,7 +9,8 @@ import msgspec
 import pytest
 
 from domain.catalog import Catalog
-from domain.pricing.tco import HOURS_PER_YEAR, tco
+from domain.pricing.tco import tco
+from domain.pricing.tco_inputs import HOURS_PER_YEAR
 from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
 from domain.workloads.requests import WorkloadError
 from domain.workloads.results import ExchangeRate, Lang
