@@ -27,7 +27,7 @@ from api.storage.reference import with_ledger
 from domain.catalog import Catalog, Gpu, Offer, Pricing
 from domain.narrative.summaries import comparison_summary
 from domain.pricing.compare import compare_gpus
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 CatalogSource = Literal["database", "reference"]
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from domain.catalog import Confidence, Ecosystem, LinkKind, Pricing, Vendor
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 
 class Wire(msgspec.Struct, kw_only=True):

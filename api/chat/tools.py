@@ -18,8 +18,9 @@ from domain.narrative.summaries import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
 from domain.pricing.tco import tco
 from domain.pricing.tco_schema import TcoRequest
-from domain.workloads.requests import WorkloadError, workload_kind
-from domain.workloads.results import ExchangeRate, Lang, Recommendation
+from domain.workloads.requests import Lang, workload_kind
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate, Recommendation
 
 MAX_COMPARE = 4
 

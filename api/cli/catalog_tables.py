@@ -17,7 +17,7 @@ from api.cli.tables import (
 )
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.narrative.explain import pricing_name
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 # Comparison
 

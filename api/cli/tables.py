@@ -15,7 +15,8 @@ from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from domain.narrative.explain import assumption_name, money, pricing_name, target_names
-from domain.workloads.results import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
+from domain.workloads.requests import Lang
+from domain.workloads.results import Assumption, Cost, Option, PerformanceEstimate, Recommendation
 
 # Headers, section titles and units; one entry per text, English first.
 LABELS: dict[str, tuple[str, str]] = {

@@ -16,7 +16,7 @@ from api.cli.tables import (
 )
 from domain.narrative.explain import money, percent, pricing_name
 from domain.pricing.tco_schema import TcoRead
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 # Buying against renting
 

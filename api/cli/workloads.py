@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from api.cli.tables import show
-from domain.workloads.requests import WorkloadError
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
+from domain.workloads.resolve import WorkloadError
 
 if TYPE_CHECKING:
     pass

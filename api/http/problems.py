@@ -16,7 +16,7 @@ from litestar.openapi.spec import Example
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
 from api.schemas import FieldError, Problem
-from domain.workloads.requests import WorkloadError
+from domain.workloads.resolve import WorkloadError
 
 log = logging.getLogger(__name__)
 

@@ -39,8 +39,7 @@ def shipped_ledger() -> Ledger:
 
 def with_ledger(catalog: Catalog) -> Catalog:
     """The catalog with the calibration ledger attached (bands and confidence come from it)."""
-    catalog.accuracy = shipped_ledger()
-    return catalog
+    return catalog.with_accuracy(shipped_ledger())
 
 
 def load_reference_catalog() -> Catalog:

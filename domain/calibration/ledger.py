@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Annotated, Literal
@@ -57,6 +58,11 @@ class Ledger:
     def _row(self, family: Family, kind: str) -> LedgerRow | None:
         kind = "training" if kind == "fine_tuning" and self._index.get(("fine_tuning", family)) is None else kind
         return self._index.get((kind, family))
+
+    @cached_property
+    def version(self) -> str:
+        """A content hash of the rows: what facts built with this ledger depend on."""
+        return hashlib.sha256(msgspec.json.encode(self.rows)).hexdigest()[:16]
 
     @cached_property
     def _index(self) -> dict[tuple[str, str], LedgerRow]:

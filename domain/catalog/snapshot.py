@@ -36,11 +36,12 @@ class Catalog:
         "_models",
         "_offers_by_gpu",
         "_providers",
+        "_sealed",
         "_systems",
         "_systems_by_gpu",
         "accuracy",
-        "derived",
         "gpus",
+        "key",
         "models",
         "offers",
         "providers",
@@ -56,16 +57,15 @@ class Catalog:
         providers: Iterable[Provider],
         offers: Iterable[Offer],
         models: Iterable[ModelSpec],
+        accuracy: Any = None,
     ) -> None:
         self.gpus = tuple(sorted(gpus, key=lambda r: r.id))
         self.systems = tuple(sorted(systems, key=lambda r: r.id))
         self.providers = tuple(sorted(providers, key=lambda r: r.id))
         self.offers = tuple(sorted(offers, key=lambda r: r.id))
         self.models = tuple(sorted(models, key=lambda r: r.id))
-        # The calibration ledger (domain.calibration.harness.Ledger) the service attaches once it is built.
-        self.accuracy: Any = None
-        # Facts derived from this snapshot alone (layout shapes, speed models), shared by every request on it.
-        self.derived: dict[Any, Any] = {}
+        # The calibration ledger (domain.calibration.ledger.Ledger) that sets bands and confidence, if any.
+        self.accuracy: Any = accuracy
         problems: list[str] = []
         self._gpus = _index("gpu", self.gpus, problems)
         self._systems = _index("system", self.systems, problems)
@@ -93,6 +93,27 @@ class Catalog:
         self.version = hashlib.sha256(
             msgspec.json.encode([self.gpus, self.systems, self.providers, self.offers, self.models])
         ).hexdigest()[:16]
+        self.key = _key(self.version, accuracy)
+        self._sealed = True
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_sealed", False):
+            raise AttributeError(f"a catalog snapshot is immutable: cannot set {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a catalog snapshot is immutable: cannot delete {name!r}")
+
+    def with_accuracy(self, accuracy: Any) -> Catalog:
+        """The same snapshot with this calibration ledger (no second validation)."""
+        copy = object.__new__(Catalog)
+        for name in Catalog.__slots__:
+            if name not in ("_sealed", "accuracy", "key"):
+                object.__setattr__(copy, name, getattr(self, name))
+        object.__setattr__(copy, "accuracy", accuracy)
+        object.__setattr__(copy, "key", _key(self.version, accuracy))
+        object.__setattr__(copy, "_sealed", True)
+        return copy
 
     def _reference_problems(self) -> list[str]:
         problems = []
@@ -168,6 +189,11 @@ class Catalog:
             record_id = self._aliases[kind].get(lookup_key(name))
             record = by_id.get(record_id) if record_id else None
         return record
+
+
+def _key(version: str, accuracy: Any) -> str:
+    """What facts derived from a snapshot depend on: its content and its calibration ledger's."""
+    return version if accuracy is None else f"{version}:{accuracy.version}"
 
 
 def _index(kind: str, records: Sequence[R], problems: list[str]) -> dict[str, R]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Literal
 
 from domain.catalog import Gpu
@@ -349,27 +349,21 @@ QLORA_SLOWDOWN = Factor(
 
 def family_of(gpu: Gpu) -> Family:
     """The efficiency row a GPU uses: its vendor's generation, with GDDR/PCIe NVIDIA cards in one row."""
-    # Asked for on every estimate of every layout: worked out once per GPU, keyed by the fields it reads (hashing
-    # the whole record would cost more than the answer).
-    key = (gpu.id, gpu.vendor, gpu.architecture, gpu.memory_type)
-    found = _FAMILIES.get(key)
-    if found is None:
-        found = _FAMILIES[key] = _family(gpu)
-    return found
+    # Asked for on every estimate of every layout: a pure function of the fields it reads (hashing the whole record
+    # would cost more than the answer).
+    return _family(gpu.vendor, gpu.architecture, gpu.memory_type)
 
 
-_FAMILIES: dict[tuple[str, str, str, str], Family] = {}
-
-
-def _family(gpu: Gpu) -> Family:
-    arch = gpu.architecture.lower()
-    if gpu.vendor == "amd":
+@cache
+def _family(vendor: str, architecture: str, memory_type: str) -> Family:
+    arch = architecture.lower()
+    if vendor == "amd":
         return "cdna4" if "cdna 4" in arch or "cdna4" in arch else "cdna3"
-    if gpu.vendor == "intel":
+    if vendor == "intel":
         return "gaudi"
-    if gpu.vendor == "huawei":
+    if vendor == "huawei":
         return "ascend"
-    if not gpu.memory_type.upper().startswith("HBM"):
+    if not memory_type.upper().startswith("HBM"):
         return "ada"
     if "blackwell" in arch:
         return "blackwell"

@@ -7,7 +7,7 @@ from functools import cache
 
 from domain.catalog import Catalog, Pricing
 from domain.narrative.messages import MESSAGES
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 _TARGETS = {
     "en": {

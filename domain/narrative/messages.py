@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 # Reasons, warnings and exclusions: one code, one sentence per language, filled from named figures.
 MESSAGES: dict[str, dict[Lang, str]] = {

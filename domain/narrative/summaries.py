@@ -11,7 +11,8 @@ from domain.narrative.explain import (
     pricing_name,
     provider_name,
 )
-from domain.workloads.results import Exclusion, GpuRatios, Lang, Option
+from domain.workloads.requests import Lang
+from domain.workloads.results import Exclusion, GpuRatios, Option
 
 
 class _Owned(Protocol):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import (
     ALL_TO_ALL_US,
@@ -163,8 +165,10 @@ class InstanceSpeed:
         self.all_to_alls = self.moe_layers if layout.expert > 1 else 0.0
         if tensor > 1 and model.moe is not None and layout.expert == 1:
             self.all_reduces += self.moe_layers  # the MoE combine under tensor-parallel experts
-        self._prefills: dict[Scenario, tuple[float, float]] = {}
-        self._points: dict[tuple[int, Scenario], ServingPoint] = {}
+        # Pure functions of this model (fixed above) and their arguments: searches ask for the same batch several
+        # times, and requests of one shape share this model, so a bounded set of points is kept.
+        self._expected_prefill = lru_cache(maxsize=None)(self._prefill)
+        self._quiet_point = lru_cache(maxsize=POINTS_KEPT)(self._point)
 
     def _mbu(self, scenario: Scenario) -> float:
         mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
@@ -177,13 +181,7 @@ class InstanceSpeed:
     def point(self, batch: int, scenario: Scenario, arrivals_per_s: float = 0.0) -> ServingPoint:
         """`batch` sequences at a time in a scenario; `arrivals_per_s` new requests a second for the TTFT queue."""
         if not arrivals_per_s:
-            # Searches ask for the same batch several times, and requests of one shape share this model.
-            found = self._points.get((batch, scenario))
-            if found is None:
-                if len(self._points) >= POINTS_KEPT:
-                    self._points.clear()  # a long-lived model (shared by requests) keeps a bounded set
-                found = self._points[(batch, scenario)] = self._point(batch, scenario, 0.0)
-            return found
+            return self._quiet_point(batch, scenario, 0.0)
         return self._point(batch, scenario, arrivals_per_s)
 
     def _point(self, batch: int, scenario: Scenario, arrivals_per_s: float) -> ServingPoint:
@@ -251,10 +249,7 @@ class InstanceSpeed:
 
     def prefill(self, scenario: Scenario) -> tuple[float, float]:
         """(time to prefill one sequence alone, the compute part that also competes with decoding under load)."""
-        prefill = self._prefills.get(scenario)
-        if prefill is None:
-            prefill = self._prefills[scenario] = self._prefill(scenario)
-        return prefill
+        return self._expected_prefill(scenario)  # type: ignore[no-any-return]
 
     def _prefill(self, scenario: Scenario) -> tuple[float, float]:
         model, tokens = self.model, self.input_tokens

@@ -125,7 +125,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     """The best configuration of this GPU for the request (see module docstring)."""
     sizing = inference_sizing(plan)
     usable = usable_memory_bytes(gpu)
-    fitting = plan.checked(sizing.check_key, gpu, lambda: _fitting(plan, sizing, gpu, usable))
+    fitting = plan.checked(sizing.check, gpu, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
     fixed = plan.fixed_count is not None

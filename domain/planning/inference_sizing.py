@@ -10,6 +10,7 @@ from domain.performance.engines import ENGINES
 from domain.performance.layout import Layout, ServingPoint
 from domain.performance.memory import InferenceMemory
 from domain.performance.serving import InstanceSpeed
+from domain.planning.facts import SHARED, CopyFact, InferenceCheck, LayoutsFact, ServingShape
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts
 from domain.planning.plan import Plan
 from domain.pricing.costs import Rental
@@ -49,19 +50,11 @@ class Copy:
     def of(cls, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> Copy:
         """The copy for this request's shape, shared with earlier requests of the same shape on this catalog."""
         sizing = inference_sizing(plan)
-        workload = sizing.workload
-        key = (
-            "copy",
-            gpu.id,
-            sized.layout,
-            sizing.precision,
-            sizing.kv_precision,
-            workload.input_tokens,
-            workload.output_tokens,
-            workload.engine,
-            plan.max_batch,
-        )
-        return plan.derived(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
+        model = plan.model_key
+        if model is None:
+            return cls(sizing, gpu, sized, usable, plan.max_batch)
+        key = CopyFact(catalog=plan.catalog.key, model=model, shape=sizing.shape, gpu=gpu.id, layout=sized.layout)
+        return SHARED.get(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
 
     def point(self, batch: int) -> ServingPoint:
         """The expected point at this batch."""
@@ -111,18 +104,25 @@ class InferenceSizing:
         self.layouts = self._layouts(GPUS_PER_NODE)
         self._by_domain = {GPUS_PER_NODE: self.layouts}
         self.has_load = bool(workload.concurrency or workload.requests_per_second)
+        self.shape = ServingShape(
+            precision=self.precision,
+            kv_precision=self.kv_precision,
+            input_tokens=workload.input_tokens,
+            output_tokens=workload.output_tokens,
+            engine=workload.engine,
+            max_batch=plan.max_batch,
+        )
         # What the checks before a GPU's layout search depend on besides the GPU.
-        self.check_key = (
-            "inference_check",
-            self.precision,
-            self.kv_precision,
-            workload.input_tokens + workload.output_tokens,
-            workload.engine,
-            plan.forced,
-            fixed,
-            max_gpus,
-            plan.offers_key,
-            limits.require_offer,
+        self.check = InferenceCheck(
+            precision=self.precision,
+            kv_precision=self.kv_precision,
+            tokens=workload.input_tokens + workload.output_tokens,
+            engine=workload.engine,
+            forced=plan.forced,
+            fixed=fixed,
+            max_gpus=max_gpus,
+            offers=plan.offers_key,
+            require_offer=limits.require_offer,
         )
 
     def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
@@ -136,8 +136,17 @@ class InferenceSizing:
     def _layouts(self, domain: int) -> InferenceLayouts:
         workload = self.workload
         tokens = workload.input_tokens + workload.output_tokens
-        key = ("layouts", self.precision, self.kv_precision, tokens, self.max_gpus, self.fixed, domain, self.forced)
-        return self._plan.derived(key, lambda: self._build_layouts(domain, tokens))
+        return self._plan.derived(
+            LayoutsFact,
+            lambda: self._build_layouts(domain, tokens),
+            precision=self.precision,
+            kv_precision=self.kv_precision,
+            tokens=tokens,
+            max_gpus=self.max_gpus,
+            fixed=self.fixed,
+            domain=domain,
+            forced=self.forced,
+        )
 
     def _build_layouts(self, domain: int, tokens: int) -> InferenceLayouts:
         model, forced = self.model, self.forced
@@ -158,7 +167,7 @@ def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> L
 
 
 def inference_sizing(plan: Plan) -> InferenceSizing:
-    sizing = plan.memo.get("inference")
-    if sizing is None:
-        sizing = plan.memo["inference"] = InferenceSizing(plan)
+    """The plan's inference sizing (built once per plan)."""
+    sizing = plan.sizing
+    assert isinstance(sizing, InferenceSizing)
     return sizing

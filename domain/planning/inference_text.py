@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from domain.catalog import LlmModel
 from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
 from domain.hardware.efficiency import W4_DECODE, factor
 from domain.hardware.links import link_kind
@@ -17,8 +20,10 @@ from domain.performance.memory import (
     usable_memory_bytes,
 )
 from domain.performance.serving import WEIGHT_ONLY
+from domain.planning.facts import CopyAssumptionsFact
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
 from domain.planning.plan import Candidate, Plan
+from domain.workloads.requests import EngineName
 from domain.workloads.results import Assumption
 
 THIN_HEADROOM_PCT = 5.0
@@ -143,32 +148,32 @@ def describe_inference(
     )
 
 
-def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
+@lru_cache(maxsize=1024)
+def request_assumptions(
+    model: LlmModel, precision: str, kv_precision: str, input_tokens: int, output_tokens: int, engine_name: EngineName
+) -> tuple[Assumption, ...]:
     """The assumptions every option of the request states alike: weights, KV cache, sequence, engine."""
-    workload, model = sizing.workload, sizing.model
-    engine = ENGINES[workload.engine]
-    return [
+    engine = ENGINES[engine_name]
+    return (
         Assumption(
             name="weights",
-            value=f"{sizing.precision}, {BYTES_PER_PARAM[sizing.precision]:g} bytes per parameter incl. "
-            "quantization scales",
+            value=f"{precision}, {BYTES_PER_PARAM[precision]:g} bytes per parameter incl. quantization scales",
             source="Kipply, 'Transformer inference arithmetic' (kipp.ly/transformer-inference-arithmetic)",
         ),
         Assumption(
             name="kv_cache",
-            value=f"{sizing.kv_precision}, {kv_bytes_per_token(model, sizing.kv_precision):,.0f} bytes per token",
+            value=f"{kv_precision}, {kv_bytes_per_token(model, kv_precision):,.0f} bytes per token",
             source="the model's config.json: " + "; ".join(model.sources[:1]),
         ),
         Assumption(
             name="sequence",
-            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
-            "mean decode context input + output/2",
+            value=f"{input_tokens} input + {output_tokens} output tokens, mean decode context input + output/2",
             source="request",
         ),
         Assumption(
             name="engine",
             value=f"{engine.name}: up to {engine.large_gpu_batch} sequences per copy on GPUs of 70 GiB or more "
-            f"({engine.small_gpu_batch} below), KV cache {sizing.kv_precision}, decode efficiency "
+            f"({engine.small_gpu_batch} below), KV cache {kv_precision}, decode efficiency "
             f"x{engine.decode_speedup:g} of vLLM's",
             source=engine.source,
         ),
@@ -179,17 +184,26 @@ def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
             "sharing the GPUs with decoding, one decode step and the wait behind other prefills (M/D/1)",
             source="vLLM chunked prefill (docs.vllm.ai, 'Optimization and Tuning')",
         ),
-    ]
+    )
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
-    shared = plan.memo.get("inference_assumptions")
-    if shared is None:
-        shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
+    workload = sizing.workload
+    shared = request_assumptions(
+        sizing.model,
+        sizing.precision,
+        sizing.kv_precision,
+        workload.input_tokens,
+        workload.output_tokens,
+        workload.engine,
+    )
     copy = chosen.copy
     memory, factors = plan.derived(
-        ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine),
+        CopyAssumptionsFact,
         lambda: _copy_assumptions(sizing, copy),
+        shape=sizing.shape,
+        gpu=copy.gpu.id,
+        layout=copy.layout,
     )
     batch = Assumption(
         name="batch",

@@ -23,6 +23,7 @@ from domain.performance.memory import (
 )
 from domain.performance.training import image_tflop, training_flops_per_token
 from domain.performance.training_memory import training_memory
+from domain.planning.facts import NotesFact, OwnedMonthlyFact
 from domain.planning.inference import smallest_copy
 from domain.planning.plan import Candidate, Excluded, Money, Plan, headroom_pct
 from domain.planning.planners import PLANNERS
@@ -51,9 +52,15 @@ def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]
         reasons, warnings = _common_notes(plan, candidate.gpu, rental)
     else:
         # The same GPU and offer give the same notes to every request of this catalog, language and day.
-        key = ("notes", candidate.gpu.id, rental.offer.id if rental else None, plan.kind, plan.lang, plan.today)
         reasons, warnings = plan.shared(
-            (*key, plan.constraints.require_offer), lambda: _common_notes(plan, candidate.gpu, rental)
+            NotesFact,
+            lambda: _common_notes(plan, candidate.gpu, rental),
+            gpu=candidate.gpu.id,
+            offer=rental.offer.id if rental else None,
+            kind=plan.kind,
+            lang=plan.lang,
+            today=plan.today,
+            require_offer=plan.constraints.require_offer,
         )
     return list(reasons), list(warnings)
 
@@ -94,8 +101,12 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
         return None
     gpu, count = candidate.gpu, candidate.gpu_count
     owned = plan.shared(
-        ("owned_monthly", gpu.id, count, plan.today, plan.lang),
+        OwnedMonthlyFact,
         lambda: owned_monthly_usd(plan.catalog, gpu, count, plan.today, plan.lang),
+        gpu=gpu.id,
+        gpu_count=count,
+        today=plan.today,
+        lang=plan.lang,
     )
     if owned is None:
         return None
@@ -217,7 +228,7 @@ def requirements(plan: Plan) -> Requirements:
 def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option:
     reasons = [plan.say(reason.code, **reason.figures)]
     smallest = msgspec.structs.replace(plan.constraints, gpu_count=None, max_gpus=512, require_offer=False)
-    relaxed = dataclasses.replace(plan, constraints=smallest, forced=None, memo={})
+    relaxed = dataclasses.replace(plan, constraints=smallest, forced=None)
     try:
         if plan.kind == "inference":
             fewest = smallest_copy(relaxed, gpu)
@@ -283,7 +294,7 @@ def _smaller_precisions(relaxed: Plan, gpu: Gpu, fewest: int | None) -> list[str
             continue
         lower = msgspec.structs.replace(workload, precision=precision)
         resolved = dataclasses.replace(relaxed.resolved, workload=lower)
-        gpus = smallest_copy(dataclasses.replace(relaxed, resolved=resolved, memo={}), gpu)
+        gpus = smallest_copy(dataclasses.replace(relaxed, resolved=resolved), gpu)
         if gpus is not None and (fewest is None or gpus < fewest):
             found.append(relaxed.say("fits_at_precision", precision=precision.upper(), gpus=gpus, gpu=gpu.name))
     return found

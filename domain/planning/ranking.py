@@ -13,28 +13,15 @@ import msgspec
 
 from domain.catalog import Catalog, Gpu
 from domain.narrative.summaries import recommendation_summary
+from domain.planning.facts import ExclusionFact, StaleOffersFact
 from domain.planning.options import build_option, infeasible, requirements
-from domain.planning.plan import (
-    Candidate,
-    EstimateRequest,
-    Excluded,
-    Money,
-    Plan,
-    RecommendationRequest,
-)
-from domain.planning.planners import PLANNERS
+from domain.planning.plan import Candidate, Excluded, Money, Plan
+from domain.planning.planners import PLANNERS, SIZERS
 from domain.planning.scoring import need_cost, option_cost, scores, total
 from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
-from domain.workloads.requests import (
-    DEFAULT_PRICING,
-    Constraints,
-    Resolved,
-    check_providers,
-    normalise,
-    resolve_prices,
-    unknown_name,
-)
-from domain.workloads.results import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
+from domain.workloads.requests import DEFAULT_PRICING, Constraints, EstimateRequest, Lang, RecommendationRequest
+from domain.workloads.resolve import Resolved, check_providers, normalise, resolve_prices, unknown_name
+from domain.workloads.results import Cost, ExchangeRate, Exclusion, Option, Recommendation
 
 
 def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: str) -> set[str] | None:
@@ -146,6 +133,7 @@ def rank(
         lang=lang,
         today=now.date(),
         price_max_age_days=price_max_age_days,
+        sizers=SIZERS,
     )
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
@@ -239,9 +227,13 @@ def rank(
 def _exclusion(plan: Plan, gpu: Gpu, reason: Excluded) -> Exclusion:
     """A GPU's exclusion; most GPUs are excluded alike request after request, so their sentences are shared."""
     # Figures are numbers and strings (every Excluded raised in the planners), so they make a key.
-    key = ("exclusion", gpu.id, plan.lang, reason.code, *sorted(reason.figures.items()))
     return plan.shared(
-        key, lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
+        ExclusionFact,
+        lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures)),
+        gpu=gpu.id,
+        lang=plan.lang,
+        code=reason.code,
+        figures=tuple(sorted(reason.figures.items())),
     )
 
 
@@ -254,8 +246,9 @@ def _stale_offers(plan: Plan) -> int:
 
     if plan.offers_key is None:
         return count()
-    key = ("stale_offers", plan.offers_key, plan.today, plan.price_max_age_days)
-    return plan.shared(key, count)
+    return plan.shared(
+        StaleOffersFact, count, offers=plan.offers_key, today=plan.today, max_age_days=plan.price_max_age_days
+    )
 
 
 def estimate(
@@ -291,6 +284,7 @@ def estimate(
         forced=request.parallelism,
         max_batch=request.max_batch,
         price_max_age_days=price_max_age_days,
+        sizers=SIZERS,
     )
     money = Money(currency=request.currency, rate=rate)
     try:

@@ -13,7 +13,7 @@ from domain.catalog import LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.training import Shape, TrainingSpeed, virtual_stages
 from domain.performance.training_memory import Activations, TrainingStates
-from domain.workloads.results import Lang
+from domain.workloads.requests import Lang
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
 PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32)

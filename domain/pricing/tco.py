@@ -12,7 +12,8 @@ from domain.narrative import explain, summaries
 from domain.pricing.costs import PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
 from domain.pricing.tco_inputs import HOURS_PER_YEAR, Inputs, draw_kw, fill_inputs, reference_system
 from domain.pricing.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
-from domain.workloads.results import Assumption, ExchangeRate, GpuSummary, Lang
+from domain.workloads.requests import Lang
+from domain.workloads.results import Assumption, ExchangeRate, GpuSummary
 
 # Billed only for the hours used; reservations bill every hour of the term.
 PAY_PER_USE: tuple[Pricing, ...] = ("on_demand", "spot", "capacity_block")

@@ -13,8 +13,9 @@ from domain.catalog import Catalog, Gpu, Pricing, System
 from domain.narrative import explain
 from domain.pricing.costs import HOURS_PER_MONTH
 from domain.pricing.tco_schema import TcoRequest
-from domain.workloads.requests import WorkloadError, check_providers, unknown_name
-from domain.workloads.results import Assumption, Lang
+from domain.workloads.requests import Lang
+from domain.workloads.resolve import WorkloadError, check_providers, unknown_name
+from domain.workloads.results import Assumption
 
 T = TypeVar("T")
 

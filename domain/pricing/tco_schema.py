@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Pricing
-from domain.workloads.requests import GpuName, ProviderIds, WorkloadSpec
-from domain.workloads.results import Assumption, Currency, ExchangeRate, GpuSummary, Lang, Result
+from domain.workloads.requests import Currency, GpuName, Lang, ProviderIds, WorkloadSpec
+from domain.workloads.results import Assumption, ExchangeRate, GpuSummary, Result
 
 GpuCount = Annotated[
     int, msgspec.Meta(ge=1, le=4096, description="GPUs bought or rented. Default: the system's, else 8.")

@@ -10,10 +10,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.catalog import Gpu, Offer, Pricing, Vendor
-from domain.workloads.requests import Constraints, Objective, Workload
-
-Currency = Literal["USD", "CNY"]
-Lang = Literal["en", "zh"]
+from domain.workloads.requests import Constraints, Currency, Lang, Objective, Workload
 
 
 class Result(msgspec.Struct, kw_only=True, frozen=True):

@@ -9,7 +9,8 @@ import pytest
 from domain.catalog import Catalog
 from domain.performance.memory import GB, inference_memory
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
-from domain.workloads.requests import InferenceWorkload, WorkloadError
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.resolve import WorkloadError
 from domain.workloads.results import ExchangeRate
 from tests.conftest import gpu, llm
 

@@ -17,9 +17,8 @@ from domain.workloads.requests import (
     ImageGenerationWorkload,
     InferenceWorkload,
     TrainingWorkload,
-    WorkloadError,
-    normalise,
 )
+from domain.workloads.resolve import WorkloadError, normalise
 from domain.workloads.results import Option
 from tests.conftest import NOW, RATE, gpu, llm, run_estimate
 

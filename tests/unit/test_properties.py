@@ -24,13 +24,14 @@ from domain.planning import EstimateRequest, RecommendationRequest, estimate, re
 from domain.pricing.costs import HOURS_PER_MONTH
 from domain.workloads.requests import (
     Constraints,
+    Currency,
     FineTuningWorkload,
     ImageGenerationWorkload,
     InferenceWorkload,
     TrainingWorkload,
-    WorkloadError,
 )
-from domain.workloads.results import Currency, ExchangeRate, Option, Recommendation
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate, Option, Recommendation
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 29), source="test")

@@ -12,8 +12,9 @@ from domain.catalog import Catalog
 from domain.pricing.tco import tco
 from domain.pricing.tco_inputs import HOURS_PER_YEAR
 from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
-from domain.workloads.requests import WorkloadError
-from domain.workloads.results import ExchangeRate, Lang
+from domain.workloads.requests import Lang
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate
 
 TODAY = date(2026, 11, 29)
 RATE = ExchangeRate(usd_to_cny=7.10, as_of=TODAY, source="test rate")
