@@ -74,7 +74,7 @@ def inference_launch(
         if kv_precision == "fp8":
             flags.append("--kv-cache-dtype fp8_e4m3")
             if mla.casts_fp8_pool(engine, speed.family, model, kv_precision):
-                # The default backend would cast the whole FP8 pool to bf16 every layer (domain/mla.py).
+                # The default backend would cast the whole FP8 pool to bf16 every layer (domain/performance/mla.py).
                 backend = "flashmla --page-size 64"
         if backend:
             flags.append(f"--attention-backend {backend}")

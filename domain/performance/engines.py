@@ -21,7 +21,7 @@ class Engine:
     vendors: frozenset[Vendor]
     source: str
     # Whether its custom all-reduce switches to two stages (reduce-scatter + all-gather) for larger messages on fully
-    # NVLinked groups of more than two GPUs (domain/collectives.py TWO_STAGE_ALL_REDUCE_FROM_BYTES).
+    # NVLinked groups of more than two GPUs (domain/hardware/collectives.py TWO_STAGE_ALL_REDUCE_FROM_BYTES).
     two_stage_all_reduce: bool = False
 
     def batch_cap(self, gpu: Gpu) -> int:
