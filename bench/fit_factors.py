@@ -1,7 +1,7 @@
 """Fit the efficiency table's expected values to the calibration points (coordinate descent, bounded).
 
-Prints each changed factor and the ledger before and after; nothing is written: the table in domain/hardware/efficiency.py
-is edited by hand from this output, so every change is reviewed with its source.
+Prints each changed factor and the ledger before and after; nothing is written: the table in
+domain/hardware/efficiency.py is edited by hand from this output, so every change is reviewed with its source.
 
     uv run python bench/fit_factors.py [--rounds 3]
 """
