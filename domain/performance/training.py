@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
@@ -94,7 +95,7 @@ class TrainingSpeed:
 
     __slots__ = (
         "_link_gbps",
-        "_mfu",
+        "_tensor_mfu",
         "adapter_factors",
         "exchanges_gradients",
         "expert_share",
@@ -156,8 +157,9 @@ class TrainingSpeed:
         base = moe_split(model)[0]
         self.expert_share = (base, self.params - base)
         self.inter_node_gbps = INTER_NODE_GBPS.at(scenario)
-        self._mfu: dict[int, float] = {}
-        self._link_gbps: dict[int, float] = {}
+        # Pure functions of this speed model (fixed above) and a group size.
+        self._tensor_mfu = lru_cache(maxsize=None)(self._mfu_at)
+        self._link_gbps = lru_cache(maxsize=None)(partial(link_gbps, gpu))
 
     def run(
         self,
@@ -200,10 +202,10 @@ class TrainingSpeed:
 
     def tensor_mfu(self, tensor_parallel: int) -> float:
         """MFU at this tensor-parallel size: the family's, less the tensor-parallel exchange compute does not hide."""
-        mfu = self._mfu.get(tensor_parallel)
-        if mfu is None:
-            mfu = self._mfu[tensor_parallel] = self.mfu * _tensor_parallel_efficiency(self, tensor_parallel)
-        return mfu
+        return self._tensor_mfu(tensor_parallel)  # type: ignore[no-any-return]
+
+    def _mfu_at(self, tensor_parallel: int) -> float:
+        return self.mfu * _tensor_parallel_efficiency(self, tensor_parallel)
 
     def batch(
         self, gpus: int, tensor_parallel: int, pipeline: int, micro_batch: int, context: int = 1
@@ -269,13 +271,7 @@ class TrainingSpeed:
         base, experts = self.expert_share
         held = (base + experts / expert) / model_shard
         volume = passes * 2.0 * held * (data_parallel - 1) / data_parallel
-        if gpus > gpus_per_node:
-            gbps = self.inter_node_gbps
-        else:
-            group_gbps = self._link_gbps.get(gpus)
-            if group_gbps is None:
-                group_gbps = self._link_gbps[gpus] = link_gbps(self.gpu, gpus)
-            gbps = group_gbps
+        gbps = self.inter_node_gbps if gpus > gpus_per_node else self._link_gbps(gpus)
         per_step = volume / (gbps * 1e9)
         exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / steps)
         return compute_s, exposed * steps + offload_s
