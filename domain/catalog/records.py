@@ -267,7 +267,7 @@ _DENSE_RATIO_LIMITS: tuple[tuple[str, str, float], ...] = (
 )
 
 
-def _sparse_problems(gpu: Gpu) -> list[str]:
+def sparse_problems(gpu: Gpu) -> list[str]:
     problems = []
     figures = gpu.tflops
     for name, base, limit in _DENSE_RATIO_LIMITS:

@@ -20,8 +20,8 @@ from domain.catalog.records import (
     Provider,
     Record,
     System,
-    _sparse_problems,
     lookup_key,
+    sparse_problems,
 )
 
 R = TypeVar("R", bound=Record)
@@ -78,7 +78,7 @@ class Catalog:
             "model": _alias_index("model", self.models, problems),
         }
         for gpu in self.gpus:
-            problems.extend(_sparse_problems(gpu))
+            problems.extend(sparse_problems(gpu))
         problems.extend(self._reference_problems())
         if problems:
             raise CatalogError(problems)
