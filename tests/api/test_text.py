@@ -162,10 +162,10 @@ async def test_recommendation_summaries_name_providers(client: Client, reference
 def test_utilization_is_the_one_spelling() -> None:
     for code, texts in MESSAGES.items():
         assert not any("utilis" in text for text in texts.values()), code
-    from domain.narrative import explain
+    from domain.narrative import summaries
 
     for name in ("_TCO_SUMMARY", "_SUMMARY", "_ESTIMATE", "_OFFERS"):
-        assert "utilis" not in repr(getattr(explain, name)), name
+        assert "utilis" not in repr(getattr(summaries, name)), name
 
 
 def test_factor_sources_can_be_followed() -> None:
