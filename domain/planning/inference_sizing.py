@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
@@ -101,8 +102,9 @@ class InferenceSizing:
         max_gpus = fixed if fixed is not None else min(limits.max_gpus, max_nodes * GPUS_PER_NODE)
         self.forced, self.fixed, self._plan = plan.forced, fixed, plan
         self.max_gpus = max_gpus
-        self.layouts = self._layouts(GPUS_PER_NODE)
-        self._by_domain = {GPUS_PER_NODE: self.layouts}
+        # The layouts by NVLink domain size: a pure function of this sizing (fixed above) and the size.
+        self._on_domain = lru_cache(maxsize=None)(self._layouts)
+        self.layouts = self._on_domain(GPUS_PER_NODE)
         self.has_load = bool(workload.concurrency or workload.requests_per_second)
         self.shape = ServingShape(
             precision=self.precision,
@@ -127,11 +129,7 @@ class InferenceSizing:
 
     def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
         """The layouts of one copy on this GPU's NVLink domain (most GPUs share the 8-GPU set)."""
-        domain = gpu.interconnect.domain_gpus
-        found = self._by_domain.get(domain)
-        if found is None:
-            found = self._by_domain[domain] = self._layouts(domain)
-        return found
+        return self._on_domain(gpu.interconnect.domain_gpus)  # type: ignore[no-any-return]
 
     def _layouts(self, domain: int) -> InferenceLayouts:
         workload = self.workload
