@@ -29,7 +29,7 @@ OVERLAYS = ("dev", "production")
 # The oldest Kubernetes the manifests are written for (matchLabelKeys in topology spread), and the newest schema.
 SCHEMA_VERSIONS = ("1.29.0", kubernetes_validate.utils.latest_version())
 # Read by the libraries the service runs on rather than by Settings.from_env.
-LIBRARY_VARIABLES = {"FORWARDED_ALLOW_IPS": "uvicorn.config", "PROMETHEUS_MULTIPROC_DIR": "prometheus_client.values"}
+LIBRARY_VARIABLES = {"PROMETHEUS_MULTIPROC_DIR": "prometheus_client.values"}
 SECRET_KEYS = {"DATABASE_URL", "REDIS_URL", "GPU_ADVISOR_API_KEYS"}
 # The label of what the first step of a release applies (deploy/kubernetes/README.md, "Upgrade").
 STEP = "gpu-advisor/step"
