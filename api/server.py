@@ -120,6 +120,39 @@ class FreezeAfterStartup:
         return await self.app(scope, receive, started)
 
 
+class _LingeringTransport:
+    """A connection's transport whose close(), while the client is still sending a body, lets it read the answer."""
+
+    # An early answer (413, 503, 408) is followed by a close; closing while the client still sends makes the kernel
+    # reset the connection, and the client may lose the answer it was sent. So our side is shut for writing and
+    # the rest is read and dropped (bounded) before the connection is closed.
+
+    def __init__(self, transport: asyncio.Transport, protocol: GuardedH11Protocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self._lingering = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self._lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        if (
+            not self._lingering
+            and not self._transport.is_closing()
+            and self._protocol.conn.their_state is h11.SEND_BODY
+            and self._transport.can_write_eof()
+        ):
+            self._lingering = True
+            self._transport.write_eof()
+            self._transport.resume_reading()
+            self._protocol.linger()
+            return
+        self._transport.close()
+
+
 class GuardedH11Protocol(H11Protocol):
     """h11 that closes a connection whose request head does not arrive in full within the deadline, refuses
     ambiguous framing and answers 503 beyond the connection cap."""
@@ -159,8 +192,14 @@ class GuardedH11Protocol(H11Protocol):
         self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(_LingeringTransport(transport, self))  # type: ignore[arg-type]
         self._arm_head_timer()
+
+    def linger(self) -> None:
+        """Read and drop what the client still sends (bounded, within the head deadline), then close."""
+        self._disarm_head_timer()
+        self._discarding = LINGER_BYTES
+        self._head_timer = self.loop.call_later(self._head_timeout_s, self.transport.close)
 
     def data_received(self, data: bytes) -> None:
         if self._discarding:
