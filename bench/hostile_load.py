@@ -33,6 +33,7 @@ import asyncio
 import json
 import random
 import resource
+import socket
 import statistics
 import sys
 import time
@@ -59,6 +60,7 @@ class Phase:
     latencies_s: list[float] = field(default_factory=list)
     failures: int = 0
     rss_bytes: list[int] = field(default_factory=list)
+    slowest: tuple[float, float] = (0.0, 0.0)  # the slowest probe and when it started (s into the phase)
 
     def summary(self) -> dict[str, Any]:
         ordered = sorted(self.latencies_s)
@@ -75,6 +77,7 @@ class Phase:
             "max_ms": round(ordered[-1] * 1000, 2) if ordered else None,
             "rss_mb_median": round(statistics.median(self.rss_bytes) / 2**20, 1) if self.rss_bytes else None,
             "rss_mb_peak": round(max(self.rss_bytes) / 2**20, 1) if self.rss_bytes else None,
+            "slowest_probe_at_s": self.slowest[1],
         }
 
 
@@ -117,34 +120,33 @@ def first_line(data: bytes) -> str:
     return " ".join(line.split()[:2]) if line else "closed"
 
 
-async def probe(port: int, timeout_s: float) -> float | None:
+def probe(port: int, timeout_s: float) -> float | None:
     """Seconds for `GET /health/live` on a new connection to answer 200, or None."""
     started = time.perf_counter()
+    chunks = []
     try:
-        async with asyncio.timeout(timeout_s):
-            reader, writer = await asyncio.open_connection(servers.HOST, port)
-            try:
-                writer.write(b"GET /health/live HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n")
-                answer = await reader.read()
-            finally:
-                writer.close()
-    except (OSError, TimeoutError):
+        with socket.create_connection((servers.HOST, port), timeout=timeout_s) as sock:
+            sock.sendall(b"GET /health/live HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n")
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+                if time.perf_counter() - started > timeout_s:
+                    return None
+    except OSError:
         return None
-    return time.perf_counter() - started if answer.startswith(b"HTTP/1.1 200") else None
+    return time.perf_counter() - started if b"".join(chunks).startswith(b"HTTP/1.1 200") else None
 
 
-async def observe(port: int, pid: int, phase: Phase, until: float, args: argparse.Namespace) -> None:
-    """Probe and sample RSS until `until` (loop time)."""
-    loop = asyncio.get_running_loop()
-    while loop.time() < until:
+def observe(port: int, pid: int, phase: Phase, seconds: float, args: argparse.Namespace) -> None:
+    """Probe and sample RSS for `seconds`, in a thread of its own: the attack's event loop does not delay it."""
+    started = time.monotonic()
+    while (elapsed := time.monotonic() - started) < seconds:
         phase.rss_bytes.append(rss_bytes(pid))
-        latency = await probe(port, args.probe_timeout_s)
+        latency = probe(port, args.probe_timeout_s)
         if latency is None:
             phase.failures += 1
-            phase.latencies_s.append(args.probe_timeout_s)
-        else:
-            phase.latencies_s.append(latency)
-        await asyncio.sleep(max(0.0, args.probe_every_s - (latency or 0.0)))
+        phase.latencies_s.append(args.probe_timeout_s if latency is None else latency)
+        phase.slowest = max(phase.slowest, (phase.latencies_s[-1], round(elapsed, 1)))
+        time.sleep(max(0.0, args.probe_every_s - phase.latencies_s[-1]))
 
 
 async def trickle(port: int, attack: Attack, stop: asyncio.Event) -> None:
@@ -225,16 +227,14 @@ async def attack_and_observe(server: servers.LiveServer, args: argparse.Namespac
     port = int(server.url.rsplit(":", 1)[1])
     assert server.process is not None
     pid = server.process.pid
-    loop = asyncio.get_running_loop()
     idle, during, after = Phase("idle"), Phase("attack"), Phase("after")
     attack = Attack()
 
-    await observe(port, pid, idle, loop.time() + args.idle_s, args)
+    await asyncio.to_thread(observe, port, pid, idle, args.idle_s, args)
 
     stop = asyncio.Event()
     body = mcp_body(args.mcp_bytes)
-    attack_until = loop.time() + args.attack_s
-    observing = asyncio.ensure_future(observe(port, pid, during, attack_until, args))
+    observing = asyncio.ensure_future(asyncio.to_thread(observe, port, pid, during, args.attack_s, args))
     trickles = []
     for start in range(0, args.trickle, OPEN_BATCH):
         batch = [
@@ -248,7 +248,7 @@ async def attack_and_observe(server: servers.LiveServer, args: argparse.Namespac
     await asyncio.gather(*trickles, *posts)
 
     await asyncio.sleep(args.settle_s)
-    await observe(port, pid, after, loop.time() + args.idle_s, args)
+    await asyncio.to_thread(observe, port, pid, after, args.idle_s, args)
     return [idle, during, after], attack
 
 
