@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import sys
+import time
 from typing import Any
 
 import h11
@@ -28,6 +30,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.supervisors import Multiprocess
 
 from api.http.problems import PROBLEM_MEDIA_TYPE, problem_body
+from api.metrics import CONNECTIONS_REFUSED
 from api.settings import Settings
 
 _TIMEOUT_RESPONSE = b"HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
@@ -69,6 +72,24 @@ async def _busy(scope: Any, receive: Any, send: Any) -> None:
         }
     )
     await send({"type": "http.response.body", "body": _BUSY})
+
+
+# A flood at the cap would otherwise write a log line per refused request: one line per interval says it.
+_CAP_WARNING_EVERY_S = 10.0
+_last_cap_warning = -_CAP_WARNING_EVERY_S
+
+
+def _warn_at_cap(logger: logging.Logger, open_connections: int, cap: int) -> None:
+    global _last_cap_warning
+    now = time.monotonic()
+    if now - _last_cap_warning >= _CAP_WARNING_EVERY_S:
+        _last_cap_warning = now
+        logger.warning(
+            "%d connections open, the cap (GPU_ADVISOR_MAX_CONNECTIONS) is %d: refusing requests with 503 "
+            "(gpu_advisor_connections_refused_total counts them)",
+            open_connections,
+            cap,
+        )
 
 
 class _CheckedConnection(h11.Connection):
@@ -180,9 +201,8 @@ class GuardedH11Protocol(H11Protocol):
             and len(self.connections) > self._max_connections
             and not request.target.startswith(_UNCAPPED)
         ):
-            self.logger.warning(
-                "Refused a request: %d connections open, the cap is %d", len(self.connections), self._max_connections
-            )
+            CONNECTIONS_REFUSED.inc()
+            _warn_at_cap(self.logger, len(self.connections), self._max_connections)
             self.app = _busy  # this connection's app only; its answer says close, so no request follows here
 
     def send_400_response(self, msg: str) -> None:

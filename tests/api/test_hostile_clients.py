@@ -133,6 +133,10 @@ def test_connections_beyond_the_cap_are_refused_and_probes_still_pass(served: Se
     assert b"application/problem+json" in head and b"retry-after" in head.lower()
     assert msgspec.json.decode(body)["status"] == 503
     assert probe.startswith(b"HTTP/1.1 200"), probe[:300]
+    refused_total = re.search(
+        r"^gpu_advisor_connections_refused_total (\S+)$", httpx.get(f"http://{HOST}:{served.port}/metrics").text, re.M
+    )
+    assert refused_total and float(refused_total.group(1)) >= 1
 
 
 def test_a_request_with_both_framing_headers_is_refused_and_the_connection_closed(served: Served) -> None:
