@@ -23,6 +23,8 @@ from bench.servers import HOST, free_port, server_env, start_server, stop_server
 BODY_TIMEOUT_S = 0.5
 MAX_CONNECTIONS = 12
 SOCKET_TIMEOUT_S = 30
+# Migrating and seeding a fresh file takes far longer on a busy machine than bench's default wait allows.
+STARTUP_TRIES = 600
 # A trickle far slower than the minimum rate, each byte well within the old per-read deadline.
 TRICKLE_EVERY_S = 0.1
 MCP_HEADERS = b"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
@@ -52,7 +54,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     process = start_server(port, env, log, migrate=True)
     try:
         with httpx.Client(base_url=f"http://{HOST}:{port}") as client:
-            wait_until_ready(client, process, log)
+            wait_until_ready(client, process, log, tries=STARTUP_TRIES)
         yield Served(port, log)
     finally:
         stop_server(process)
@@ -168,7 +170,9 @@ def test_a_chunked_mcp_body_over_the_limit_is_refused(served: Served) -> None:
     chunk = b"a" * 16_384
     with connect(served.port) as sock:
         sock.sendall(
-            b"POST /mcp HTTP/1.1\r\nHost: x\r\n" + MCP_HEADERS + b"Transfer-Encoding: chunked\r\n\r\n"
+            b"POST /mcp HTTP/1.1\r\nHost: x\r\n"
+            + MCP_HEADERS
+            + b"Transfer-Encoding: chunked\r\n\r\n"
             + (f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n") * 5
         )
         answer = read_all(sock)

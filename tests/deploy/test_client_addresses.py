@@ -18,6 +18,8 @@ from tests.deploy.test_kubernetes_manifests import OVERLAYS, config_data, render
 # uvicorn's and ours: what decides whose X-Forwarded-For entries are believed.
 TRUST_VARIABLES = ("FORWARDED_ALLOW_IPS", "GPU_ADVISOR_TRUSTED_PROXIES")
 BURST = 3
+# Migrating and seeding a fresh file takes far longer on a busy machine than bench's default wait allows.
+STARTUP_TRIES = 600
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -50,7 +52,7 @@ def test_forged_forwarded_for_entries_share_one_bucket(overlay: str, tmp_path: P
     process = start_server(port, env, log, migrate=True)
     try:
         with httpx.Client(base_url=f"http://{HOST}:{port}") as client:
-            wait_until_ready(client, process, log)
+            wait_until_ready(client, process, log, tries=STARTUP_TRIES)
             statuses = [
                 client.get("/v1/providers", headers={"X-Forwarded-For": f"198.51.100.{n}, 203.0.113.{n}"}).status_code
                 for n in range(1, 2 * BURST + 1)
