@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import socket
@@ -61,6 +62,8 @@ class Phase:
     failures: int = 0
     rss_bytes: list[int] = field(default_factory=list)
     slowest: tuple[float, float] = (0.0, 0.0)  # the slowest probe and when it started (s into the phase)
+    server_cpu_s: float | None = None  # CPU the server used in the phase: how busy it was, whatever else runs
+    wall_s: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         ordered = sorted(self.latencies_s)
@@ -78,6 +81,8 @@ class Phase:
             "rss_mb_median": round(statistics.median(self.rss_bytes) / 2**20, 1) if self.rss_bytes else None,
             "rss_mb_peak": round(max(self.rss_bytes) / 2**20, 1) if self.rss_bytes else None,
             "slowest_probe_at_s": self.slowest[1],
+            "server_cpu_s": round(self.server_cpu_s, 2) if self.server_cpu_s is not None else None,
+            "wall_s": round(self.wall_s, 1),
         }
 
 
@@ -139,6 +144,7 @@ def probe(port: int, timeout_s: float) -> float | None:
 def observe(port: int, pid: int, phase: Phase, seconds: float, args: argparse.Namespace) -> None:
     """Probe and sample RSS for `seconds`, in a thread of its own: the attack's event loop does not delay it."""
     started = time.monotonic()
+    cpu_before = servers.process_tree_cpu_s(pid)
     while (elapsed := time.monotonic() - started) < seconds:
         phase.rss_bytes.append(rss_bytes(pid))
         latency = probe(port, args.probe_timeout_s)
@@ -147,6 +153,10 @@ def observe(port: int, pid: int, phase: Phase, seconds: float, args: argparse.Na
         phase.latencies_s.append(args.probe_timeout_s if latency is None else latency)
         phase.slowest = max(phase.slowest, (phase.latencies_s[-1], round(elapsed, 1)))
         time.sleep(max(0.0, args.probe_every_s - phase.latencies_s[-1]))
+    cpu_after = servers.process_tree_cpu_s(pid)
+    if cpu_before is not None and cpu_after is not None:
+        phase.server_cpu_s = cpu_after - cpu_before
+    phase.wall_s = time.monotonic() - started
 
 
 async def trickle(port: int, attack: Attack, stop: asyncio.Event) -> None:
@@ -269,13 +279,14 @@ def verdict(phases: list[Phase]) -> dict[str, Any]:
 def table(phases: list[Phase], attack: Attack, result: dict[str, Any], meta: dict[str, Any]) -> str:
     lines = [
         "hostile_load: " + ", ".join(f"{key} {value}" for key, value in meta.items()),
-        f"{'phase':<8}{'probes':>8}{'fail':>6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}{'RSS MB':>9}{'peak MB':>9}",
+        f"{'phase':<8}{'probes':>8}{'fail':>6}{'p50 ms':>10}{'p99 ms':>10}{'max ms':>10}{'RSS MB':>9}{'peak MB':>9}"
+        f"{'CPU s':>8}{'wall s':>8}",
     ]
     for summary in (phase.summary() for phase in phases):
         lines.append(
             f"{summary['phase']:<8}{summary['probes']:>8}{summary['failures']:>6}{summary['p50_ms']!s:>10}"
             f"{summary['p99_ms']!s:>10}{summary['max_ms']!s:>10}{summary['rss_mb_median']!s:>9}"
-            f"{summary['rss_mb_peak']!s:>9}"
+            f"{summary['rss_mb_peak']!s:>9}{summary['server_cpu_s']!s:>8}{summary['wall_s']!s:>8}"
         )
     lines += [
         f"trickles: {attack.trickles_opened} opened ({attack.trickle_refused_to_connect} could not connect), "
@@ -333,6 +344,9 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "mcp_posts": args.mcp,
             "mcp_bytes": args.mcp_bytes,
             "attack_s": args.attack_s,
+            # Other work on the machine delays the probes as much as the attack does: say how busy it was.
+            "load_average_1m": round(os.getloadavg()[0], 2),
+            "cpus": os.cpu_count(),
         }
     result = verdict(phases)
     return {
