@@ -102,6 +102,8 @@ class BodyDeadline:
                 raise BodyTimedOut("the request body did not arrive in time") from None
             if message["type"] == "http.disconnect":
                 body_read = True
+                if started:
+                    return message  # an answer under way may listen for the client leaving: that is no error
                 raise ClientGone("the client went away before its body arrived")
             received += len(cast("bytes", message.get("body", b"")))
             if not message.get("more_body", False):
