@@ -33,7 +33,7 @@ def test_the_manifests_trust_the_ingress_and_not_everyone(overlay: str) -> None:
     for network in networks:
         assert network.prefixlen >= (widest if network.version == 4 else widest + 96), network
         assert not network.overlaps(ipaddress.ip_network("127.0.0.0/8"))
-    assert settings.max_connections > 0
+    assert "GPU_ADVISOR_MAX_CONNECTIONS" in config and settings.max_connections > 0
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)

@@ -9,6 +9,7 @@ import pytest
 
 from api.http.client_address import ClientAddress, TrustedProxies, trusted_networks
 from api.http.request_context import RequestContext
+from api.server import server_config
 from api.settings import Settings, SettingsError
 
 INGRESS = TrustedProxies(trusted_networks(["10.100.0.0/24", "fd00:1::/64"]))
@@ -86,3 +87,9 @@ async def test_the_access_log_and_the_app_see_the_derived_address(caplog: pytest
     assert seen == [("203.0.113.9", 0)]
     assert scope["scheme"] == "https"
     assert [record.client for record in caplog.records] == ["203.0.113.9"]  # type: ignore[attr-defined]
+
+
+def test_the_served_configuration_has_one_boundary_and_the_cap() -> None:
+    config = server_config("api.app:create_app_from_env", Settings(max_connections=7), host="127.0.0.1", port=8000)
+    assert config.proxy_headers is False  # uvicorn's FORWARDED_ALLOW_IPS rule would be a second boundary
+    assert config.max_connections == 7
