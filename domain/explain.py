@@ -10,6 +10,7 @@ from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
 from domain.estimates import Exclusion, Lang, Option
 from domain.messages import MESSAGES
+from domain.workloads import USE_CASE_TARGETS, InferenceWorkload
 
 
 class _Owned(Protocol):
@@ -165,6 +166,54 @@ def provider_name(catalog: Catalog | None, provider_id: str) -> str:
     return provider.name if provider else provider_id
 
 
+_USE_CASES: dict[Lang, dict[str, str]] = {
+    "en": {"chat": "chat", "agent": "agent", "batch": "batch"},
+    "zh": {"chat": "chat（对话）", "agent": "agent（智能体）", "batch": "batch（批处理）"},
+}
+_LATENCY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "tpot": "TPOT <= {value:,.0f} ms",
+        "ttft": "TTFT <= {value:,.0f} ms",
+        "none": "{use_case}: throughput only, no latency targets",
+        "some": "{use_case}: {targets}",
+        "defaults": " (the defaults of {use_case}; max_tpot_ms/max_ttft_ms override them)",
+        "separator": ", ",
+        "summary": " Targets: {targets}.",
+    },
+    "zh": {
+        "tpot": "每 token 延迟（TPOT）≤ {value:,.0f} 毫秒",
+        "ttft": "首 token 延迟（TTFT）≤ {value:,.0f} 毫秒",
+        "none": "{use_case}：只看吞吐，无延迟目标",
+        "some": "{use_case}：{targets}",
+        "defaults": "（{use_case} 的默认值，可用 max_tpot_ms/max_ttft_ms 覆盖）",
+        "separator": "，",
+        "summary": "目标：{targets}。",
+    },
+}
+
+
+def latency_targets(
+    use_case: str, tpot_ms: float | None, ttft_ms: float | None, defaults: bool, lang: Lang
+) -> str:
+    """The latency targets a request applies, with its use case, as a clause."""
+    text = _LATENCY[lang]
+    name = _USE_CASES[lang].get(use_case, use_case)
+    parts = [text[key].format(value=value) for key, value in (("tpot", tpot_ms), ("ttft", ttft_ms)) if value]
+    if not parts:
+        return text["none"].format(use_case=name)
+    clause = text["some"].format(use_case=name, targets=text["separator"].join(parts))
+    return clause + (text["defaults"].format(use_case=name) if defaults else "")
+
+
+def request_targets(workload: object, lang: Lang) -> str | None:
+    """The latency targets an inference request applies (None for other kinds)."""
+    if not isinstance(workload, InferenceWorkload):
+        return None
+    tpot, ttft = USE_CASE_TARGETS[workload.use_case]
+    defaults = (workload.max_tpot_ms, workload.max_ttft_ms) == (tpot, ttft) and tpot is not None
+    return latency_targets(workload.use_case, workload.max_tpot_ms, workload.max_ttft_ms, defaults, lang)
+
+
 def target_names(targets: list[str], lang: Lang) -> str:
     """Names of missed targets in the answer language."""
     return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
@@ -212,6 +261,7 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "break_even_month": ("break-even month", "回本月份"),
     "engine": ("serving engine", "推理引擎"),
     "latency_definitions": ("latency definitions", "延迟定义"),
+    "use_case": ("use case and latency targets", "使用场景与延迟目标"),
     "fp8_decode_share_of_byte_saving": (
         "FP8 decode: share of the byte saving realized",
         "FP8 解码实际获得的带宽节省比例",
@@ -254,9 +304,17 @@ def _performance_text(kind: str, option: Option, lang: Lang) -> str:
         tps = performance.tokens_per_second.expected
         concurrency = int(performance.concurrency.expected) if performance.concurrency else 0
         tpot = performance.tpot_ms.expected if performance.tpot_ms else 0
+        ttft = performance.ttft_ms.expected if performance.ttft_ms else 0
+        per_user = 1000 / tpot if tpot else 0
         if lang == "zh":
-            return f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒）"
-        return f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token)"
+            return (
+                f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒，即每用户 "
+                f"{per_user:.1f} token/秒，首 token {ttft:,.0f} 毫秒）"
+            )
+        return (
+            f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token, "
+            f"{per_user:.1f} tokens/s per user; first token in {ttft:,.0f} ms)"
+        )
     if performance.run_hours:
         hours = performance.run_hours.expected
         if lang == "zh":
@@ -315,7 +373,12 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
 
 
 def recommendation_summary(
-    kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang, catalog: Catalog | None = None
+    kind: str,
+    options: list[Option],
+    excluded: list[Exclusion],
+    lang: Lang,
+    catalog: Catalog | None = None,
+    targets: str | None = None,
 ) -> str:
     """Two or three sentences a chatbot can say about a recommendation (providers named from `catalog`)."""
     text = _SUMMARY[lang]
@@ -326,6 +389,8 @@ def recommendation_summary(
     summary = text["best"].format(
         configuration=_configuration(best, lang, catalog), parts=text["separator"].join(parts)
     )
+    if targets:
+        summary += _LATENCY[lang]["summary"].format(targets=targets)
     if not best.meets_targets:
         summary += text["missed"]
     if len(options) > 1:

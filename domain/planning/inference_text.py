@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
 from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
-from domain.estimates import Assumption
+from domain.estimates import Assumption, Lang
+from domain.explain import request_targets
 from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
 from domain.planning.launch import inference_launch, stage_span
@@ -137,7 +138,7 @@ def describe_inference(
     candidate.launch = inference_launch(model, workload, sizing.precision, sizing.kv_precision, chosen)
 
 
-def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
+def request_assumptions(sizing: InferenceSizing, lang: Lang) -> list[Assumption]:
     """The assumptions every option of the request states alike: weights, KV cache, sequence, engine."""
     workload, model = sizing.workload, sizing.model
     engine = ENGINES[workload.engine]
@@ -167,6 +168,11 @@ def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
             source=engine.source,
         ),
         Assumption(
+            name="use_case",
+            value=request_targets(workload, lang) or "",
+            source="request (use_case, max_tpot_ms, max_ttft_ms)",
+        ),
+        Assumption(
             name="latency_definitions",
             value="tpot_ms: mean time between a request's output tokens under continuous batching with chunked "
             "prefill (decode steps plus the share of steps that carry other requests' prefills); ttft_ms: prefill "
@@ -179,7 +185,7 @@ def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
     shared = plan.memo.get("inference_assumptions")
     if shared is None:
-        shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
+        shared = plan.memo["inference_assumptions"] = request_assumptions(sizing, plan.lang)
     copy = chosen.copy
     memory, factors = plan.derived(
         ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine),

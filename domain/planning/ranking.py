@@ -13,7 +13,7 @@ import msgspec
 
 from domain.catalog import Catalog, Gpu
 from domain.estimates import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
-from domain.explain import recommendation_summary
+from domain.explain import recommendation_summary, request_targets
 from domain.planning.options import build_option, infeasible, requirements
 from domain.planning.plan import (
     Candidate,
@@ -232,7 +232,9 @@ def rank(
         ),
         options=options,
         excluded=excluded,
-        summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
+        summary=recommendation_summary(
+            plan.kind, options, excluded, lang, plan.catalog, request_targets(normalised.workload, lang)
+        ),
     )
 
 
