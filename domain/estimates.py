@@ -51,6 +51,17 @@ class Parallelism(Result, kw_only=True, frozen=True):
     expert: Annotated[
         int, msgspec.Meta(description="GPUs a MoE model's routed experts are split over (expert parallel); 1 = none.")
     ] = 1
+    attention_data: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="Inference: GPUs of each copy that run attention data-parallel (each keeps its own "
+                "requests' KV cache, as SGLang's --enable-dp-attention and vLLM's --data-parallel-size with expert "
+                "parallel do); null when attention is tensor-parallel."
+            ),
+        ]
+        | None
+    ) = None
     zero_stage: (
         Annotated[
             int,

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
-from domain.estimates import Exclusion, Lang, Option
+from domain.estimates import Exclusion, Lang, Option, Parallelism
 from domain.messages import MESSAGES
 from domain.workloads import USE_CASE_TARGETS, InferenceWorkload
 
@@ -205,13 +205,29 @@ def latency_targets(
     return clause + (text["defaults"].format(use_case=name) if defaults else "")
 
 
-def request_targets(workload: object, lang: Lang) -> str | None:
+def request_targets(workload: object, lang: Lang, note: bool = True) -> str | None:
     """The latency targets an inference request applies (None for other kinds)."""
     if not isinstance(workload, InferenceWorkload):
         return None
     tpot, ttft = USE_CASE_TARGETS[workload.use_case]
-    defaults = (workload.max_tpot_ms, workload.max_ttft_ms) == (tpot, ttft) and tpot is not None
+    defaults = note and (workload.max_tpot_ms, workload.max_ttft_ms) == (tpot, ttft) and tpot is not None
     return latency_targets(workload.use_case, workload.max_tpot_ms, workload.max_ttft_ms, defaults, lang)
+
+
+def layout_text(
+    tensor: int, pipeline: int, expert: int, data: int, attention_data: int | None, lang: Lang, sep: str = " · "
+) -> str:
+    """A layout as engines name it: TP, PP, EP and DP (model copies), and data-parallel attention where used."""
+    text = sep.join((f"TP{tensor}", f"PP{pipeline}", f"EP{expert}", f"DP{data}"))
+    if attention_data:
+        text += sep + (f"注意力 DP{attention_data}" if lang == "zh" else f"attention DP{attention_data}")
+    return text
+
+
+def parallelism_text(parallelism: Parallelism, lang: Lang, sep: str = " · ") -> str:
+    """An option's layout as `layout_text` writes it."""
+    p = parallelism
+    return layout_text(p.tensor, p.pipeline, p.expert, p.data, p.attention_data, lang, sep)
 
 
 def target_names(targets: list[str], lang: Lang) -> str:
@@ -345,6 +361,10 @@ def _unit_cost_text(option: Option, lang: Lang) -> str:
 def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
+    if count > 1 and option.feasible:
+        text += f"（{parallelism_text(option.parallelism, lang)}）" if lang == "zh" else (
+            f" ({parallelism_text(option.parallelism, lang)})"
+        )
     if offer is not None and cost is not None:
         hourly = money(cost.hourly, cost.currency)
         provider = provider_name(catalog, offer.provider)

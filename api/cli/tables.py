@@ -15,7 +15,7 @@ from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import assumption_name, money, pricing_name, target_names
+from domain.explain import assumption_name, money, parallelism_text, pricing_name, target_names
 
 # Headers, section titles and units; one entry per text, English first.
 LABELS: dict[str, tuple[str, str]] = {
@@ -23,7 +23,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "rank": ("#", "#"),
     "gpu": ("GPU", "GPU"),
     "gpus": ("GPUs", "卡数"),
-    "layout": ("TPxPPxDP", "TPxPPxDP"),
+    "layout": ("layout", "并行布局"),
     "memory_used": ("memory used", "显存占用"),
     "throughput": ("throughput", "吞吐"),
     "per_hour": ("per hour", "每小时"),
@@ -66,6 +66,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
     "tpot": ("{tpot:,.0f} ms/token", "每 token {tpot:,.0f} 毫秒"),
     "ttft": ("first token {ttft:,.0f} ms", "首 token {ttft:,.0f} 毫秒"),
+    "per_user": ("{value:,.1f} tok/s/user", "每用户 {value:,.1f} token/秒"),
     "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
     "run_hours": ("{hours:,.1f} h", "{hours:,.1f} 小时"),
     "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
@@ -217,7 +218,10 @@ def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
     if performance.tokens_per_second:
         lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
     if performance.tpot_ms and performance.ttft_ms:
-        lines.append(label("tpot", lang, tpot=performance.tpot_ms.expected))
+        tpot = performance.tpot_ms.expected
+        lines.append(label("tpot", lang, tpot=tpot))
+        if tpot > 0:
+            lines.append(label("per_user", lang, value=1000 / tpot))
         lines.append(label("ttft", lang, ttft=performance.ttft_ms.expected))
     if performance.images_per_hour:
         lines.append(label("images", lang, value=performance.images_per_hour.expected))
@@ -292,7 +296,7 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
             str(option.rank),
             Text.assemble(option.gpu.name, "\n", (option.gpu.id, "dim")),
             count,
-            f"{parallel.tensor}x{parallel.pipeline}x{parallel.data}",
+            parallelism_text(parallel, lang, sep="\n"),
             _memory(option, lang),
             _throughput(option.performance, lang),
             money(option.cost.hourly, option.cost.currency) if option.cost else "-",

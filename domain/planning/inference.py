@@ -366,7 +366,11 @@ def _candidate(
         gpu_count=gpus,
         nodes=nodes,
         parallelism=Parallelism(
-            tensor=layout.tensor, pipeline=layout.pipeline, data=chosen.copies, expert=layout.expert
+            tensor=layout.tensor,
+            pipeline=layout.pipeline,
+            data=chosen.copies,
+            expert=layout.expert,
+            attention_data=layout.expert if layout.dp_attention else None,
         ),
         rental=chosen.rental,
         memory=memory,

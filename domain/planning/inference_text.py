@@ -8,7 +8,7 @@ from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_AL
 from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
 from domain.estimates import Assumption, Lang
-from domain.explain import request_targets
+from domain.explain import layout_text, request_targets
 from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
 from domain.planning.launch import inference_launch, stage_span
@@ -21,24 +21,17 @@ if TYPE_CHECKING:
 THIN_HEADROOM_PCT = 5.0
 
 
-def layout_label(layout: Layout, copies: int) -> str:
-    """A layout as engineers write it: TP4 x PP2, EP8 with DP attention, and the copies."""
-    if layout.dp_attention:
-        text = f"EP{layout.expert} with data-parallel attention"
-    else:
-        text = f"TP{layout.tensor}"
-        if layout.expert > 1:
-            text += f" EP{layout.expert}"
-    if layout.pipeline > 1:
-        text += f" x PP{layout.pipeline}"
-    return text + (f" x {copies} copies" if copies > 1 else "")
+def layout_label(layout: Layout, copies: int, lang: Lang) -> str:
+    """A layout as engines name it: TP, PP, EP and DP (copies), and data-parallel attention where used."""
+    attention = layout.expert if layout.dp_attention else None
+    return layout_text(layout.tensor, layout.pipeline, layout.expert, copies, attention, lang, sep=" ")
 
 
 def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: Choice | None) -> str:
-    label = layout_label(chosen.copy.layout, chosen.copies)
+    label = layout_label(chosen.copy.layout, chosen.copies, plan.lang)
     if other is None:
         return plan.say("layout_only", layout=label)
-    other_label = layout_label(other.copy.layout, other.copies)
+    other_label = layout_label(other.copy.layout, other.copies, plan.lang)
     if len(other.unmet) > len(chosen.unmet):
         return plan.say("layout_targets", layout=label, other=other_label)
     if sizing.has_load and plan.fixed_count is None:

@@ -233,7 +233,7 @@ def rank(
         options=options,
         excluded=excluded,
         summary=recommendation_summary(
-            plan.kind, options, excluded, lang, plan.catalog, request_targets(normalised.workload, lang)
+            plan.kind, options, excluded, lang, plan.catalog, request_targets(normalised.workload, lang, note=False)
         ),
     )
 

@@ -33,7 +33,7 @@ TERMS = {
     "kW", "kWh", "USD", "CNY", "PUE", "BF", "FP", "INT", "KV", "TP", "PP", "DP", "MoE", "LoRA", "QLoRA", "MFU",
     "MBU", "ZeRO", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "RoCE", "RDMA", "CUDA", "ROCm", "CANN", "SynapseAI",
     "Optimum", "Habana", "HBM", "Ada", "Hopper", "Blackwell", "CDNA", "Gaudi", "x", "purchase_usd", "VAE", "OAM",
-    "DGX", "HGX", "SXM", "AdamW", "AWS",
+    "DGX", "HGX", "SXM", "AdamW", "AWS", "TPOT", "TTFT", "EP", "chat", "agent", "batch",
 }  # fmt: skip
 
 
