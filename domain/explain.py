@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
@@ -192,9 +193,7 @@ _LATENCY: dict[Lang, dict[str, str]] = {
 }
 
 
-def latency_targets(
-    use_case: str, tpot_ms: float | None, ttft_ms: float | None, defaults: bool, lang: Lang
-) -> str:
+def latency_targets(use_case: str, tpot_ms: float | None, ttft_ms: float | None, defaults: bool, lang: Lang) -> str:
     """The latency targets a request applies, with its use case, as a clause."""
     text = _LATENCY[lang]
     name = _USE_CASES[lang].get(use_case, use_case)
@@ -362,8 +361,10 @@ def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
     if count > 1 and option.feasible:
-        text += f"（{parallelism_text(option.parallelism, lang)}）" if lang == "zh" else (
-            f" ({parallelism_text(option.parallelism, lang)})"
+        text += (
+            f"（{parallelism_text(option.parallelism, lang)}）"
+            if lang == "zh"
+            else (f" ({parallelism_text(option.parallelism, lang)})")
         )
     if offer is not None and cost is not None:
         hourly = money(cost.hourly, cost.currency)
@@ -372,9 +373,50 @@ def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -
     return text
 
 
+@dataclass(frozen=True)
+class OutOfReach:
+    """A latency target no configuration meets, and the best figure one reaches: its GPU, count and hourly cost."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: str
+    gpus: int
+    hourly: float | None
+    currency: str
+
+
+_REACH: dict[Lang, dict[str, str]] = {
+    "en": {
+        "reach": " {what} within {limit:,.0f} ms is out of reach: the fastest configuration reaches {value:,.0f} ms "
+        "({gpus}x {gpu}{cost}).",
+        "cost": " at {hourly}/hour",
+    },
+    "zh": {
+        "reach": "{what}无法达到 {limit:,.0f} 毫秒以内：最快的配置为 {value:,.0f} 毫秒（{gpus} 张 {gpu}{cost}）。",
+        "cost": "，每小时 {hourly}",
+    },
+}
+
+
+def out_of_reach_text(reach: list[OutOfReach], lang: Lang) -> str:
+    """Which latency targets no configuration meets, and the best figure any reaches."""
+    text = _REACH[lang]
+    parts = []
+    for item in reach:
+        cost = text["cost"].format(hourly=money(item.hourly, item.currency)) if item.hourly is not None else ""
+        what = _TARGETS[lang].get(item.target, item.target)
+        if lang == "en":
+            what = what[0].upper() + what[1:]
+        parts.append(
+            text["reach"].format(what=what, limit=item.limit, value=item.value, gpus=item.gpus, gpu=item.gpu, cost=cost)
+        )
+    return "".join(parts)
+
+
 _SUMMARY: dict[Lang, dict[str, str]] = {
     "en": {
-        "none": "No GPU in the catalog can run this workload under the constraints. For example, {reasons}",
+        "none": "No GPU in the catalog can run this workload under the constraints.{reach} For example, {reasons}",
         "best": "Best option: {configuration}, {parts}.",
         "missed": " No configuration meets every target.",
         "runner_up": " Runner-up: {configuration}.",
@@ -382,7 +424,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "separator": ", ",
     },
     "zh": {
-        "none": "在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}",
+        "none": "在当前约束下，目录中没有 GPU 能运行该负载。{reach}例如 {reasons}",
         "best": "首选：{configuration}，{parts}。",
         "missed": "注意：没有配置能满足全部目标。",
         "runner_up": "次选：{configuration}。",
@@ -399,11 +441,16 @@ def recommendation_summary(
     lang: Lang,
     catalog: Catalog | None = None,
     targets: str | None = None,
+    reach: list[OutOfReach] | None = None,
 ) -> str:
     """Two or three sentences a chatbot can say about a recommendation (providers named from `catalog`)."""
     text = _SUMMARY[lang]
+    reach_text = out_of_reach_text(reach or [], lang)
     if not options:
-        return text["none"].format(reasons="; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3]))
+        # `excluded` comes with the exclusions closest to an option first.
+        separator = "；" if lang == "zh" else "; "
+        reasons = separator.join(f"{e.gpu}: {e.reason.rstrip('.。')}" for e in excluded[:3])
+        return text["none"].format(reach=reach_text, reasons=reasons + ("。" if lang == "zh" else "."))
     best = options[0]
     parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
     summary = text["best"].format(
@@ -412,7 +459,10 @@ def recommendation_summary(
     if targets:
         summary += _LATENCY[lang]["summary"].format(targets=targets)
     if not best.meets_targets:
-        summary += text["missed"]
+        unmet = set(best.unmet_targets)
+        summary += (
+            reach_text if reach_text and unmet <= {r.target for r in reach or []} else text["missed"] + reach_text
+        )
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:

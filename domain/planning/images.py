@@ -52,7 +52,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         precision_check(gpu, workload.precision)
         memory, batch, seconds = plan.derived(key, speed)
         if not memory.fits:
-            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+            usable_gb = memory.usable_bytes / GB
+            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB, usable_gb=usable_gb)
         require_renter(plan, gpu)
         return memory, batch, seconds
 

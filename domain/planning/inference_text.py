@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from domain.catalog import Gpu
 from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
 from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
@@ -192,15 +193,20 @@ def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[As
     return [*shared, memory, batch, *factors]
 
 
-def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, tuple[Assumption, ...]]:
-    """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
-    gpu, model, layout = copy.gpu, sizing.model, copy.layout
-    memory = Assumption(
+def memory_assumption(gpu: Gpu) -> Assumption:
+    """The share of a GPU's memory an engine fills: the capacity answers compare against."""
+    return Assumption(
         name="gpu_memory_utilization",
         value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
         "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
         source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
     )
+
+
+def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, tuple[Assumption, ...]]:
+    """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
+    gpu, model, layout = copy.gpu, sizing.model, copy.layout
+    memory = memory_assumption(gpu)
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
     mfu = factor(gpu, "prefill_mfu")
     floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")

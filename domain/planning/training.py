@@ -135,7 +135,8 @@ def _first_count(plan: Plan, sizing: TrainingSizing, gpu: Gpu, usable: float) ->
     precision_check(gpu, sizing.workload.precision)
     first = sizing.first_fitting(usable)
     if first is None:
-        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+        gpus = sizing.counts[-1]
+        raise Excluded("does_not_fit", gpus=gpus, needed_gb=sizing.one_gpu_bytes / GB, usable_gb=usable * gpus / GB)
     require_renter(plan, gpu)
     require_host(plan, gpu, sizing.machine_sizes(first))
     return first
