@@ -103,7 +103,11 @@ class Launch(Result, kw_only=True, frozen=True):
     """How to run the option: the engine (or launcher) and its command line for this layout."""
 
     engine: Annotated[
-        str, msgspec.Meta(description="vllm, sglang, trtllm; megatron or accelerate (FSDP) for training.")
+        str,
+        msgspec.Meta(
+            description="vllm, sglang, trtllm for serving; trl (under accelerate) or megatron for fine-tuning and "
+            "training; diffusers for images."
+        ),
     ]
     command: Annotated[str, msgspec.Meta(description="The command line for this layout, ready to paste.")]
 

@@ -9,6 +9,7 @@ from domain.efficiency import SCENARIOS, Scenario, factor
 from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
 from domain.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance import image_tflop, seconds_per_image
+from domain.planning.image_launch import image_launch
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct, rounded
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
 from domain.workloads import ImageGenerationWorkload
@@ -112,6 +113,7 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     ]
     if batch > 1:
         candidate.reasons.append(plan.say("image_batch", batch=batch))
+    candidate.launch = image_launch(model, workload, gpus, batch)
     return candidate
 
 
