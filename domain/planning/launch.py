@@ -173,6 +173,9 @@ def _trl_launch(
     micro_batches: int,
 ) -> Launch:
     nodes, _ = _nodes(gpus)
+    # Every GPU is a data-parallel rank under Accelerate: the plan's global batch sets the accumulation.
+    global_batch = parallelism.global_batch or shape.micro_batch * micro_batches
+    accumulation = max(1, round(global_batch / (shape.micro_batch * gpus)))
     flags = [f"--num_machines {nodes}", f"--num_processes {gpus}"]
     if nodes > 1:
         flags += ["--machine_rank $NODE_RANK", "--main_process_ip $HEAD_NODE", "--main_process_port 29500"]
@@ -198,7 +201,7 @@ def _trl_launch(
         f"--model_name_or_path {hf_id(model)}",
         "--dataset_name $DATASET",
         f"--per_device_train_batch_size {shape.micro_batch}",
-        f"--gradient_accumulation_steps {micro_batches}",
+        f"--gradient_accumulation_steps {accumulation}",
         f"--max_length {workload.sequence_length}",
         f"--{precision}",
     ]
