@@ -20,7 +20,8 @@ def test_an_impossible_time_per_token_names_the_best_figure_reached(reference: C
     answer = _ask(reference, InferenceWorkload(model="llama-3.1-405b", max_tpot_ms=5))
     assert answer.options and not any(o.meets_targets for o in answer.options)
     fastest = min(o.performance.tpot_ms.expected for o in answer.options)  # type: ignore[union-attr]
-    found = re.search(r"out of reach: the fastest configuration reaches (\d+) ms \((\d+)x ([^)]+\)?) at \$", answer.summary)
+    pattern = r"out of reach: the fastest configuration reaches (\d+) ms \((\d+)x ([^)]+\)?) at \$"
+    found = re.search(pattern, answer.summary)
     assert found, answer.summary
     assert int(found.group(1)) == round(fastest)
 
