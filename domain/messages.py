@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.assumption_messages import ASSUMPTION_MESSAGES
 from domain.estimates import Lang
 
 # Reasons, warnings and exclusions: one code, one sentence per language, filled from named figures.
@@ -299,3 +300,4 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{providers} 没有 {gpu} 的{pricing}报价。",
     },
 }
+MESSAGES.update(ASSUMPTION_MESSAGES)

@@ -99,15 +99,20 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     candidate.assumptions = [
         Assumption(
             name="image_tflop",
-            value=f"{flops:.0f} TFLOP per image ({workload.steps} steps x "
-            f"{model.passes_per_step} passes, {workload.width}x{workload.height}, VAE decode)",
+            value=plan.say(
+                "a_image_tflop",
+                tflop=flops,
+                steps=workload.steps,
+                passes=model.passes_per_step,
+                width=workload.width,
+                height=workload.height,
+            ),
             source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
         ),
         Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(
             name="batch",
-            value=f"{batch} image(s) at a time per GPU: the smallest batch within 3% of the best throughput that "
-            "fits (a batch shares the per-pass launch floor; compute-bound sizes gain nothing from it)",
+            value=plan.say("a_image_batch", batch=batch),
             source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
         ),
     ]

@@ -9,7 +9,7 @@ from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_AL
 from domain.efficiency import W4_DECODE, factor
 from domain.engines import ENGINES
 from domain.estimates import Assumption, Lang
-from domain.explain import layout_text, request_targets
+from domain.explain import layout_text, request_targets, say
 from domain.links import link_kind
 from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
 from domain.planning.launch import inference_launch, stage_span
@@ -139,26 +139,32 @@ def request_assumptions(sizing: InferenceSizing, lang: Lang) -> list[Assumption]
     return [
         Assumption(
             name="weights",
-            value=f"{sizing.precision}, {BYTES_PER_PARAM[sizing.precision]:g} bytes per parameter incl. "
-            "quantization scales",
+            value=say("a_weights", lang, precision=sizing.precision, bytes=BYTES_PER_PARAM[sizing.precision]),
             source="Kipply, 'Transformer inference arithmetic' (kipp.ly/transformer-inference-arithmetic)",
         ),
         Assumption(
             name="kv_cache",
-            value=f"{sizing.kv_precision}, {kv_bytes_per_token(model, sizing.kv_precision):,.0f} bytes per token",
+            value=say(
+                "a_kv_cache", lang, precision=sizing.kv_precision, bytes=kv_bytes_per_token(model, sizing.kv_precision)
+            ),
             source="the model's config.json: " + "; ".join(model.sources[:1]),
         ),
         Assumption(
             name="sequence",
-            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
-            "mean decode context input + output/2",
+            value=say("a_sequence", lang, input=workload.input_tokens, output=workload.output_tokens),
             source="request",
         ),
         Assumption(
             name="engine",
-            value=f"{engine.name}: up to {engine.large_gpu_batch} sequences per copy on GPUs of 70 GiB or more "
-            f"({engine.small_gpu_batch} below), KV cache {sizing.kv_precision}, decode efficiency "
-            f"x{engine.decode_speedup:g} of vLLM's",
+            value=say(
+                "a_engine",
+                lang,
+                engine=engine.name,
+                large=engine.large_gpu_batch,
+                small=engine.small_gpu_batch,
+                kv=sizing.kv_precision,
+                speedup=engine.decode_speedup,
+            ),
             source=engine.source,
         ),
         Assumption(
@@ -168,9 +174,7 @@ def request_assumptions(sizing: InferenceSizing, lang: Lang) -> list[Assumption]
         ),
         Assumption(
             name="latency_definitions",
-            value="tpot_ms: mean time between a request's output tokens under continuous batching with chunked "
-            "prefill (decode steps plus the share of steps that carry other requests' prefills); ttft_ms: prefill "
-            "sharing the GPUs with decoding, one decode step and the wait behind other prefills (M/D/1)",
+            value=say("a_latency_definitions", lang),
             source="vLLM chunked prefill (docs.vllm.ai, 'Optimization and Tuning')",
         ),
     ]
@@ -182,31 +186,42 @@ def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[As
         shared = plan.memo["inference_assumptions"] = request_assumptions(sizing, plan.lang)
     copy = chosen.copy
     memory, factors = plan.derived(
-        ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine),
-        lambda: _copy_assumptions(sizing, copy),
+        ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine, plan.lang),
+        lambda: _copy_assumptions(sizing, copy, plan.lang),
     )
     batch = Assumption(
         name="batch",
-        value=f"{chosen.batch} sequences per model copy (at most {copy.capacity} fit or are allowed)",
+        value=say("a_batch", plan.lang, batch=chosen.batch, capacity=copy.capacity),
         source="request, or the largest within the targets",
     )
     return [*shared, memory, batch, *factors]
 
 
-def memory_assumption(gpu: Gpu) -> Assumption:
+def memory_assumption(gpu: Gpu, lang: Lang) -> Assumption:
     """The share of a GPU's memory an engine fills: the capacity answers compare against."""
     return Assumption(
         name="gpu_memory_utilization",
-        value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
-        "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
+        value=say("a_memory", lang, share=GPU_MEMORY_UTILIZATION, gib=usable_memory_bytes(gpu) / GIB),
         source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
     )
 
 
-def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, tuple[Assumption, ...]]:
+# Interconnects as their makers write them, for the Chinese text (the English keeps the API's kind).
+_LINK_NAMES = {
+    "nvswitch": "NVSwitch",
+    "nvlink": "NVLink",
+    "nvlink_bridge": "NVLink",
+    "infinity_fabric": "Infinity Fabric",
+    "ethernet": "RoCE",
+    "hccs": "HCCS",
+    "pcie": "PCIe",
+}
+
+
+def _copy_assumptions(sizing: InferenceSizing, copy: Copy, lang: Lang) -> tuple[Assumption, tuple[Assumption, ...]]:
     """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
     gpu, model, layout = copy.gpu, sizing.model, copy.layout
-    memory = memory_assumption(gpu)
+    memory = memory_assumption(gpu, lang)
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
     mfu = factor(gpu, "prefill_mfu")
     floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
@@ -230,9 +245,15 @@ def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, 
         items.append(
             Assumption(
                 name="tensor_parallel",
-                value=f"{layout.tensor} GPUs over {kind}: all-reduce latency {alpha.describe()} us between two GPUs; "
-                f"per doubling of the group the per-layer floor grows x(1+{FLOOR_GROWTH_PER_DOUBLING.expected:g}) "
-                f"and the bandwidth shards reach x{MBU_DECAY_PER_DOUBLING.expected:g}",
+                value=say(
+                    "a_tensor_parallel",
+                    lang,
+                    gpus=layout.tensor,
+                    link=kind if lang == "en" else _LINK_NAMES.get(kind, kind),
+                    alpha=alpha.describe(),
+                    growth=FLOOR_GROWTH_PER_DOUBLING.expected,
+                    decay=MBU_DECAY_PER_DOUBLING.expected,
+                ),
                 source=alpha.source,
             )
         )

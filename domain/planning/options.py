@@ -107,10 +107,14 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
         cheaper="buy" if monthly_owned < monthly_rent else "rent",
         years=inputs.years,
         purchase_usd=round(inputs.purchase_usd, 2),
-        basis=(
-            f"owning amortised over {inputs.years} years at 100% utilization with POST /v1/tco's defaults "
-            f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
-            f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
+        basis=plan.say(
+            "a_tco_basis",
+            years=inputs.years,
+            pue=inputs.pue,
+            electricity=inputs.electricity_usd_per_kwh,
+            resale=inputs.resale_fraction,
+            capital=inputs.cost_of_capital,
+            operations=inputs.operations_usd_per_year,
         ),
         warnings=list(warnings),
     )
@@ -254,7 +258,7 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
         score=0.0,
         score_breakdown=ScoreBreakdown(performance=0, cost=0, fit=0, ecosystem=0, scalability=0),
         confidence=confidence(plan.catalog.accuracy, gpu, plan.kind),
-        assumptions=[memory_assumption(gpu)] if plan.kind == "inference" else [],
+        assumptions=[memory_assumption(gpu, plan.lang)] if plan.kind == "inference" else [],
         reasons=reasons,
         warnings=[],
     )
