@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
+from api.cli.prose import Prose, wrap
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
 from domain.explain import assumption_name, money, parallelism_text, pricing_name, target_names
 
@@ -316,8 +317,11 @@ def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]
     lines = []
     for sentence, places in grouped.items():
         where = f"[{', '.join(places)}] " if any(places) else ""
-        lines.append(Text(f"  - {where}{sentence}"))
+        lines.append(Prose(f"- {where}{sentence}", indent="  "))
     return [_block(title, *lines)] if lines else []
+
+
+ZH_VALUE_WIDTH = 44
 
 
 def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Group:
@@ -326,7 +330,11 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption_name(assumption.name, lang), assumption.value]
+        value = assumption.value
+        if lang == "zh":
+            # Chinese has no spaces to wrap at: break it by the line rules here so the names keep their room.
+            value = "\n".join(wrap(value, ZH_VALUE_WIDTH))
+        row = [assumption_name(assumption.name, lang), value]
         if sources:
             row.append(assumption.source)
         table.add_row(*row)
@@ -338,7 +346,7 @@ def _launch(option: Option, lang: Lang, title: str) -> list[RenderableType]:
     if option.launch is None:
         return []
     command = option.launch.command.replace(" --", " \\\n    --")
-    lines: list[RenderableType] = [Text(option.layout_reason)] if option.layout_reason else []
+    lines: list[RenderableType] = [Prose(option.layout_reason)] if option.layout_reason else []
     lines.append(Text(command, no_wrap=True, overflow="ignore"))
     return [_block(title, *lines)]
 
@@ -372,7 +380,7 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
         for reason, gpus in by_reason.items():
             table.add_row(reason, ", ".join(gpus))
         parts.append(_block(f"{label('excluded', lang)} ({len(result.excluded)})", table))
-    parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
+    parts.append(_block(label("summary", lang), Prose(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
         parts += _launch(best, lang, f"{label('launch', lang)} (#1 {best.gpu.name})")
