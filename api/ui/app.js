@@ -714,9 +714,9 @@ function layoutText(parallelism) {
 function latencyCell(performance) {
   const tpot = performance?.tpot_ms?.expected;
   const ttft = performance?.ttft_ms?.expected;
-  if (!tpot) return [t("spec.notAvailable")];
+  if (!tpot) return [];
   return [
-    h("span", { text: t("latency.tpot", { ms: number(tpot, 0) }) }),
+    h("span", { class: "sub", text: t("latency.tpot", { ms: number(tpot, 0) }) }),
     h("span", { class: "sub", text: t("latency.perUser", { rate: number(1000 / tpot, 1) }) }),
     h("span", { class: "sub", text: t("latency.ttft", { ms: number(ttft ?? 0, 0) }) }),
   ];
@@ -730,7 +730,6 @@ function optionColumns(kind, withLoad) {
     ["config", "col.config", null],
     ["fits", "col.fits", null],
     ["throughput", "col.throughput", "throughput"],
-    ...(kind === "inference" ? [["latency", "col.latency", null]] : []),
     ["hourly", "col.hourly", "hourly"],
     ["monthly", "col.monthly", "monthly"],
     ["unit", costLabel, "unit"],
@@ -830,8 +829,12 @@ function renderOptions(options, kind, currency, workload) {
       ),
       config: h("td", { class: "stack" }, config),
       fits: h("td", { class: "stack" }, fits),
-      throughput: h("td", { class: "stack num" }, throughputCell),
-      latency: h("td", { class: "stack num" }, latencyCell(option.performance)),
+      // Inference adds what a user feels: time per token, tokens/s per user, time to first token.
+      throughput: h(
+        "td",
+        { class: "stack num" },
+        kind === "inference" ? [...throughputCell, ...latencyCell(option.performance)] : throughputCell,
+      ),
       hourly: h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
       monthly: h("td", { class: "num cost-monthly", text: money(cost?.monthly, optionCurrency) }),
       unit: h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
