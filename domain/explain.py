@@ -582,9 +582,12 @@ def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | N
         reasons = ("" if lang == "zh" else " ").join(option.reasons)
         return text["no_fit"].format(configuration=_configuration(option, lang, catalog), reasons=reasons)
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
-    return text["fits"].format(
+    summary = text["fits"].format(
         configuration=_configuration(option, lang, catalog), parts=_SUMMARY[lang]["separator"].join(parts)
     )
+    if option.unmet_targets:
+        summary += (" " if lang == "en" else "") + say("misses", lang, targets=target_names(option.unmet_targets, lang))
+    return summary
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {

@@ -33,8 +33,10 @@ TERMS = {
     "kW", "kWh", "USD", "CNY", "PUE", "BF", "FP", "INT", "KV", "TP", "PP", "DP", "MoE", "LoRA", "QLoRA", "MFU",
     "MBU", "ZeRO", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "RoCE", "RDMA", "CUDA", "ROCm", "CANN", "SynapseAI",
     "Optimum", "Habana", "HBM", "Ada", "Hopper", "Blackwell", "CDNA", "Gaudi", "x", "purchase_usd", "VAE", "OAM",
-    "DGX", "HGX", "SXM", "AdamW", "AWS", "TPOT", "TTFT", "EP", "chat", "agent", "batch", "FSDP", "ND", "tpot_ms", "ttft_ms",
-    "max_tpot_ms", "max_ttft_ms", "M", "D", "vLLM", "SGLang", "TensorRT", "LLM", "adamw", "Infinity", "Fabric", "HCCS", "POST", "tco",
+    "DGX", "HGX", "SXM", "AdamW", "AWS",
+    # Identifiers the answers name as the API and the engines write them.
+    "TPOT", "TTFT", "EP", "FSDP", "ND", "M", "D", "POST", "tco", "vLLM", "SGLang", "TensorRT", "LLM", "HCCS",
+    "Infinity", "Fabric", "chat", "agent", "batch", "adamw", "tpot_ms", "ttft_ms", "max_tpot_ms", "max_ttft_ms",
 }  # fmt: skip
 
 

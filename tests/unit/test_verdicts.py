@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from domain.catalog import Catalog
+from domain.explain import estimate_summary
 from domain.planning import RecommendationRequest, recommend
 from domain.workloads import InferenceWorkload
 from tests.conftest import NOW, RATE, run_estimate
@@ -45,3 +46,10 @@ def test_an_infeasible_configuration_shows_the_memory_it_was_compared_with(refer
     assert option.memory.headroom_pct < 0
     assert f"{option.memory.capacity_gb:.1f} GB usable" in option.reasons[0], option.reasons[0]
     assert any(a.name == "gpu_memory_utilization" for a in option.assumptions)
+
+
+def test_an_estimate_that_misses_the_chat_targets_says_so(reference: Catalog) -> None:
+    option = run_estimate(reference, InferenceWorkload(model="llama-3.1-8b", concurrency=2000), "l40s", 1)
+    assert option.feasible and not option.meets_targets
+    assert "Misses the target" in estimate_summary("inference", option, "en")
+    assert "未达到目标" in estimate_summary("inference", option, "zh")
