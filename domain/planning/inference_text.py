@@ -170,7 +170,9 @@ def request_assumptions(sizing: InferenceSizing, lang: Lang) -> list[Assumption]
         Assumption(
             name="use_case",
             value=request_targets(workload, lang) or "",
-            source="request (use_case, max_tpot_ms, max_ttft_ms)",
+            source="request (use_case, max_tpot_ms, max_ttft_ms); defaults: chat keeps ahead of a reader (100 ms per "
+            "token = 10 tokens/s) with a 2 s wait for the first; an agent waits for each step's whole output before "
+            "its next call, so the same 100 ms per token, and 5 s for its long, mostly cached prompts",
         ),
         Assumption(
             name="latency_definitions",
