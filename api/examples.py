@@ -191,8 +191,8 @@ DIFFUSION: dict[str, Any] = {
 
 # Requests the OpenAPI document shows, one per workload kind (responses are generated into example_responses.py).
 REQUESTS: dict[str, dict[str, Any]] = {
-    "Serve DeepSeek-R1 to 50 concurrent users": {
-        "workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50},
+    "Serve DeepSeek-R1 to 50 concurrent chat users": {
+        "workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50, "use_case": "chat"},
     },
     "Pre-train an 8B model on 100B tokens within 30 days": {
         "workload": {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "target_days": 30},
@@ -206,6 +206,9 @@ REQUESTS: dict[str, dict[str, Any]] = {
         "workload": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417},
         "constraints": {"vendors": ["nvidia"]},
         "currency": "CNY",
+    },
+    "Offline batch: Llama 3.1 8B at the highest throughput per dollar, no latency targets": {
+        "workload": {"kind": "inference", "model": "llama-3.1-8b", "use_case": "batch"},
     },
 }
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol
 
 from domain.catalog import Catalog, Offer, Pricing
 from domain.compare import GpuRatios
-from domain.estimates import Exclusion, Lang, Option
+from domain.estimates import Exclusion, Lang, Option, Parallelism
 from domain.messages import MESSAGES
+from domain.workloads import USE_CASE_TARGETS, InferenceWorkload
 
 
 class _Owned(Protocol):
@@ -165,6 +167,68 @@ def provider_name(catalog: Catalog | None, provider_id: str) -> str:
     return provider.name if provider else provider_id
 
 
+_USE_CASES: dict[Lang, dict[str, str]] = {
+    "en": {"chat": "chat", "agent": "agent", "batch": "batch"},
+    "zh": {"chat": "chat（对话）", "agent": "agent（智能体）", "batch": "batch（批处理）"},
+}
+_LATENCY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "tpot": "TPOT <= {value:,.0f} ms",
+        "ttft": "TTFT <= {value:,.0f} ms",
+        "none": "{use_case}: throughput only, no latency targets",
+        "some": "{use_case}: {targets}",
+        "defaults": " (the defaults of {use_case}; max_tpot_ms/max_ttft_ms override them)",
+        "separator": ", ",
+        "summary": " Targets: {targets}.",
+    },
+    "zh": {
+        "tpot": "每 token 延迟（TPOT）≤ {value:,.0f} 毫秒",
+        "ttft": "首 token 延迟（TTFT）≤ {value:,.0f} 毫秒",
+        "none": "{use_case}：只看吞吐，无延迟目标",
+        "some": "{use_case}：{targets}",
+        "defaults": "（{use_case} 的默认值，可用 max_tpot_ms/max_ttft_ms 覆盖）",
+        "separator": "，",
+        "summary": "目标：{targets}。",
+    },
+}
+
+
+def latency_targets(use_case: str, tpot_ms: float | None, ttft_ms: float | None, defaults: bool, lang: Lang) -> str:
+    """The latency targets a request applies, with its use case, as a clause."""
+    text = _LATENCY[lang]
+    name = _USE_CASES[lang].get(use_case, use_case)
+    parts = [text[key].format(value=value) for key, value in (("tpot", tpot_ms), ("ttft", ttft_ms)) if value]
+    if not parts:
+        return text["none"].format(use_case=name)
+    clause = text["some"].format(use_case=name, targets=text["separator"].join(parts))
+    return clause + (text["defaults"].format(use_case=name) if defaults else "")
+
+
+def request_targets(workload: object, lang: Lang, note: bool = True) -> str | None:
+    """The latency targets an inference request applies (None for other kinds)."""
+    if not isinstance(workload, InferenceWorkload):
+        return None
+    tpot, ttft = USE_CASE_TARGETS[workload.use_case]
+    defaults = note and (workload.max_tpot_ms, workload.max_ttft_ms) == (tpot, ttft) and tpot is not None
+    return latency_targets(workload.use_case, workload.max_tpot_ms, workload.max_ttft_ms, defaults, lang)
+
+
+def layout_text(
+    tensor: int, pipeline: int, expert: int, data: int, attention_data: int | None, lang: Lang, sep: str = " · "
+) -> str:
+    """A layout as engines name it: TP, PP, EP and DP (model copies), and data-parallel attention where used."""
+    text = sep.join((f"TP{tensor}", f"PP{pipeline}", f"EP{expert}", f"DP{data}"))
+    if attention_data:
+        text += sep + (f"注意力 DP{attention_data}" if lang == "zh" else f"attention DP{attention_data}")
+    return text
+
+
+def parallelism_text(parallelism: Parallelism, lang: Lang, sep: str = " · ") -> str:
+    """An option's layout as `layout_text` writes it."""
+    p = parallelism
+    return layout_text(p.tensor, p.pipeline, p.expert, p.data, p.attention_data, lang, sep)
+
+
 def target_names(targets: list[str], lang: Lang) -> str:
     """Names of missed targets in the answer language."""
     return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
@@ -212,6 +276,7 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "break_even_month": ("break-even month", "回本月份"),
     "engine": ("serving engine", "推理引擎"),
     "latency_definitions": ("latency definitions", "延迟定义"),
+    "use_case": ("use case and latency targets", "使用场景与延迟目标"),
     "fp8_decode_share_of_byte_saving": (
         "FP8 decode: share of the byte saving realized",
         "FP8 解码实际获得的带宽节省比例",
@@ -254,9 +319,17 @@ def _performance_text(kind: str, option: Option, lang: Lang) -> str:
         tps = performance.tokens_per_second.expected
         concurrency = int(performance.concurrency.expected) if performance.concurrency else 0
         tpot = performance.tpot_ms.expected if performance.tpot_ms else 0
+        ttft = performance.ttft_ms.expected if performance.ttft_ms else 0
+        per_user = 1000 / tpot if tpot else 0
         if lang == "zh":
-            return f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒）"
-        return f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token)"
+            return (
+                f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒，即每用户 "
+                f"{per_user:.1f} token/秒，首 token {ttft:,.0f} 毫秒）"
+            )
+        return (
+            f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token, "
+            f"{per_user:.1f} tokens/s per user; first token in {ttft:,.0f} ms)"
+        )
     if performance.run_hours:
         hours = performance.run_hours.expected
         if lang == "zh":
@@ -287,6 +360,12 @@ def _unit_cost_text(option: Option, lang: Lang) -> str:
 def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
+    if count > 1 and option.feasible:
+        text += (
+            f"（{parallelism_text(option.parallelism, lang)}）"
+            if lang == "zh"
+            else (f" ({parallelism_text(option.parallelism, lang)})")
+        )
     if offer is not None and cost is not None:
         hourly = money(cost.hourly, cost.currency)
         provider = provider_name(catalog, offer.provider)
@@ -294,9 +373,50 @@ def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -
     return text
 
 
+@dataclass(frozen=True)
+class OutOfReach:
+    """A latency target no configuration meets, and the best figure one reaches: its GPU, count and hourly cost."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: str
+    gpus: int
+    hourly: float | None
+    currency: str
+
+
+_REACH: dict[Lang, dict[str, str]] = {
+    "en": {
+        "reach": " {what} within {limit:,.0f} ms is out of reach: the fastest configuration reaches {value:,.0f} ms "
+        "({gpus}x {gpu}{cost}).",
+        "cost": " at {hourly}/hour",
+    },
+    "zh": {
+        "reach": "{what}无法达到 {limit:,.0f} 毫秒以内：最快的配置为 {value:,.0f} 毫秒（{gpus} 张 {gpu}{cost}）。",
+        "cost": "，每小时 {hourly}",
+    },
+}
+
+
+def out_of_reach_text(reach: list[OutOfReach], lang: Lang) -> str:
+    """Which latency targets no configuration meets, and the best figure any reaches."""
+    text = _REACH[lang]
+    parts = []
+    for item in reach:
+        cost = text["cost"].format(hourly=money(item.hourly, item.currency)) if item.hourly is not None else ""
+        what = _TARGETS[lang].get(item.target, item.target)
+        if lang == "en":
+            what = what[0].upper() + what[1:]
+        parts.append(
+            text["reach"].format(what=what, limit=item.limit, value=item.value, gpus=item.gpus, gpu=item.gpu, cost=cost)
+        )
+    return "".join(parts)
+
+
 _SUMMARY: dict[Lang, dict[str, str]] = {
     "en": {
-        "none": "No GPU in the catalog can run this workload under the constraints. For example, {reasons}",
+        "none": "No GPU in the catalog can run this workload under the constraints.{reach} For example, {reasons}",
         "best": "Best option: {configuration}, {parts}.",
         "missed": " No configuration meets every target.",
         "runner_up": " Runner-up: {configuration}.",
@@ -304,7 +424,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "separator": ", ",
     },
     "zh": {
-        "none": "在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}",
+        "none": "在当前约束下，目录中没有 GPU 能运行该负载。{reach}例如 {reasons}",
         "best": "首选：{configuration}，{parts}。",
         "missed": "注意：没有配置能满足全部目标。",
         "runner_up": "次选：{configuration}。",
@@ -315,19 +435,34 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
 
 
 def recommendation_summary(
-    kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang, catalog: Catalog | None = None
+    kind: str,
+    options: list[Option],
+    excluded: list[Exclusion],
+    lang: Lang,
+    catalog: Catalog | None = None,
+    targets: str | None = None,
+    reach: list[OutOfReach] | None = None,
 ) -> str:
     """Two or three sentences a chatbot can say about a recommendation (providers named from `catalog`)."""
     text = _SUMMARY[lang]
+    reach_text = out_of_reach_text(reach or [], lang)
     if not options:
-        return text["none"].format(reasons="; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3]))
+        # `excluded` comes with the exclusions closest to an option first.
+        separator = "；" if lang == "zh" else "; "
+        reasons = separator.join(f"{e.gpu}: {e.reason.rstrip('.。')}" for e in excluded[:3])
+        return text["none"].format(reach=reach_text, reasons=reasons + ("。" if lang == "zh" else "."))
     best = options[0]
     parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
     summary = text["best"].format(
         configuration=_configuration(best, lang, catalog), parts=text["separator"].join(parts)
     )
+    if targets:
+        summary += _LATENCY[lang]["summary"].format(targets=targets)
     if not best.meets_targets:
-        summary += text["missed"]
+        unmet = set(best.unmet_targets)
+        summary += (
+            reach_text if reach_text and unmet <= {r.target for r in reach or []} else text["missed"] + reach_text
+        )
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
@@ -447,9 +582,12 @@ def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | N
         reasons = ("" if lang == "zh" else " ").join(option.reasons)
         return text["no_fit"].format(configuration=_configuration(option, lang, catalog), reasons=reasons)
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
-    return text["fits"].format(
+    summary = text["fits"].format(
         configuration=_configuration(option, lang, catalog), parts=_SUMMARY[lang]["separator"].join(parts)
     )
+    if option.unmet_targets:
+        summary += (" " if lang == "en" else "") + say("misses", lang, targets=target_names(option.unmet_targets, lang))
+    return summary
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {

@@ -335,6 +335,15 @@ class TrainingStates:
         return self.optimizer / gpus
 
 
+def compared_bytes(kind: str, gpu: Gpu) -> float:
+    """The memory per GPU a workload of this kind is checked against: what answers show as capacity."""
+    if kind == "inference":
+        return GPU_MEMORY_UTILIZATION * usable_memory_bytes(gpu)
+    if kind in ("training", "fine_tuning"):
+        return training_usable_bytes(gpu)
+    return usable_memory_bytes(gpu)
+
+
 def training_usable_bytes(gpu: Gpu) -> float:
     """Memory a training configuration may fill: the usable memory less 1 GiB (CUDA context, NCCL buffers)."""
     return usable_memory_bytes(gpu) - 1 * GIB

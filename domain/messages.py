@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.assumption_messages import ASSUMPTION_MESSAGES
 from domain.estimates import Lang
 
 # Reasons, warnings and exclusions: one code, one sentence per language, filled from named figures.
@@ -239,8 +240,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "无法运行 {precision}：没有相应的张量核心。",
     },
     "does_not_fit": {
-        "en": "Does not fit on {gpus} GPU(s) of this kind ({needed_gb:.0f} GB needed).",
-        "zh": "{gpus} 张该型号的卡装不下（需要 {needed_gb:.0f} GB）。",
+        "en": "Does not fit on {gpus} GPU(s) of this kind: {needed_gb:.0f} GB needed against {usable_gb:.1f} GB "
+        "usable.",
+        "zh": "{gpus} 张该型号的卡装不下：需要 {needed_gb:.0f} GB，可用 {usable_gb:.1f} GB。",
     },
     "needs_more_gpus": {
         "en": "Needs {gpus} GPUs, more than the {limit} allowed.",
@@ -249,6 +251,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "needs_more_nodes": {
         "en": "Needs {nodes} nodes, more than the {limit} allowed.",
         "zh": "需要 {nodes} 个节点，超过允许的 {limit} 个。",
+    },
+    "misses_latency": {
+        "en": "Cannot keep the {what} within {limit:,.0f} ms: its fastest layout ({layout}, {gpus} GPUs per copy) "
+        "takes {value:,.0f} ms.",
+        "zh": "{what}无法控制在 {limit:,.0f} 毫秒以内：最快的布局（{layout}，每个副本 {gpus} 张卡）需要 "
+        "{value:,.0f} 毫秒。",
     },
     "no_offer": {
         "en": "No offer under the constraints{detail}.",
@@ -292,3 +300,4 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "{providers} 没有 {gpu} 的{pricing}报价。",
     },
 }
+MESSAGES.update(ASSUMPTION_MESSAGES)

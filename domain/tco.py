@@ -15,6 +15,8 @@ import msgspec
 from domain import explain
 from domain.catalog import Catalog, Gpu, Pricing, System
 from domain.estimates import Assumption, ExchangeRate, GpuSummary, Lang
+from domain.explain import pricing_name as _pricing_name
+from domain.explain import say as _say
 from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
 from domain.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
 from domain.workloads import WorkloadError, check_providers, unknown_name
@@ -212,7 +214,7 @@ def _inputs(
         purchase_source = _purchase_source(system, gpu_count)
     usd = "{:,.0f} USD".format
     purchase = _figure(notes, "purchase_usd", request.purchase_usd, catalog_usd, usd, purchase_source)
-    years = _figure(notes, "years", request.years, DEFAULT_YEARS, "{} years".format)
+    years = _figure(notes, "years", request.years, DEFAULT_YEARS, lambda y: _say("t_years", lang, years=y))
     utilization = _figure(notes, "utilization", request.utilization, DEFAULT_UTILIZATION, "{:g}".format)
     electricity = _figure(
         notes, "electricity_usd_per_kwh", request.electricity_usd_per_kwh, DEFAULT_ELECTRICITY, "{:g} USD/kWh".format
@@ -222,11 +224,35 @@ def _inputs(
         notes, "operations_usd_per_year", request.operations_usd_per_year, OPERATIONS_SHARE * purchase, usd
     )
     resale = _figure(
-        notes, "resale_fraction", request.resale_fraction, DEFAULT_RESALE_FRACTION, "{:g} of the purchase".format
+        notes,
+        "resale_fraction",
+        request.resale_fraction,
+        DEFAULT_RESALE_FRACTION,
+        lambda share: _say("t_resale", lang, share=share),
     )
-    capital = _figure(notes, "cost_of_capital", request.cost_of_capital, DEFAULT_COST_OF_CAPITAL, "{:g} a year".format)
-    pricing = _figure(notes, "pricing", request.pricing, list(DEFAULT_PRICING), ", ".join)
-    providers = _figure(notes, "providers", request.providers, None, lambda p: ", ".join(p) if p else "all")
+    capital = _figure(
+        notes,
+        "cost_of_capital",
+        request.cost_of_capital,
+        DEFAULT_COST_OF_CAPITAL,
+        lambda rate: _say("t_capital", lang, rate=rate),
+    )
+    separator = "、" if lang == "zh" else ", "
+    pricing = _figure(
+        notes,
+        "pricing",
+        request.pricing,
+        list(DEFAULT_PRICING),
+        # English keeps the API's ids; Chinese names them.
+        lambda kinds: separator.join(kind if lang == "en" else _pricing_name(kind, lang) for kind in kinds),
+    )
+    providers = _figure(
+        notes,
+        "providers",
+        request.providers,
+        None,
+        lambda p: separator.join(p) if p else _say("t_all", lang),
+    )
     kw_per_gpu = _power(gpu, system)
     inputs = Inputs(
         gpu=gpu,
@@ -246,50 +272,47 @@ def _inputs(
     )
     if notes is None:
         return inputs, [], warnings
-    return inputs, notes + _model_assumptions(inputs, _power_source(gpu, system)), warnings
+    return inputs, notes + _model_assumptions(inputs, _power_source(gpu, system), lang), warnings
 
 
-def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
+def _model_assumptions(inputs: Inputs, power_source: str, lang: Lang) -> list[Assumption]:
     average_kw = _draw_kw(inputs, inputs.utilization) / inputs.gpu_count
     return [
         Assumption(
             name="power_kw_per_gpu",
-            value=f"{inputs.kw_per_gpu:.3f} kW at full load, {average_kw:.3f} kW on average at "
-            f"{inputs.utilization:.0%} utilization",
+            value=explain.say(
+                "t_power", lang, full=inputs.kw_per_gpu, average=average_kw, utilization=inputs.utilization
+            ),
             source=power_source,
         ),
         Assumption(
             name="idle_draw",
-            value=f"an idle server draws {IDLE_DRAW:g} of full power: draw = full x ({IDLE_DRAW:g} + "
-            f"{1 - IDLE_DRAW:g} x utilization)",
+            value=explain.say("t_idle", lang, idle=IDLE_DRAW, busy=1 - IDLE_DRAW),
             source="gpu-advisor assumption",
         ),
         Assumption(
             name="energy",
-            value=f"{HOURS_PER_YEAR:g} hours a year; power = IT energy, facility = (PUE - 1) x IT energy",
+            value=explain.say("t_energy", lang, hours=HOURS_PER_YEAR),
             source="gpu-advisor model",
         ),
         Assumption(
             name="financing",
-            value="cost_of_capital x book value at the start of each year; book value falls linearly from the "
-            "purchase price to the resale value",
+            value=explain.say("t_financing", lang),
             source="gpu-advisor model",
         ),
         Assumption(
             name="rent_billing",
-            value="on demand, spot and capacity blocks bill the hours used (gpu_count x utilization x 8760 a year); "
-            "reservations bill every hour",
+            value=explain.say("t_billing", lang),
             source="gpu-advisor model",
         ),
         Assumption(
             name="rent_offer",
-            value="the cheapest offer of each pricing model for this GPU, any instance size",
+            value=explain.say("t_offer", lang),
             source="catalog offers",
         ),
         Assumption(
             name="break_even_month",
-            value="cash view: purchase at month 0 plus power, facility and operations each month, against "
-            "pay-per-use rent (on demand, else spot); financing and resale left out",
+            value=explain.say("t_break_even_month", lang),
             source="gpu-advisor model",
         ),
     ]
@@ -473,8 +496,15 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         assumptions.append(
             Assumption(
                 name="break_even_rent",
-                value=f"{basis.offer.pricing} at {basis.offer.provider}, {basis.offer.usd_per_gpu_hour:g} USD per "
-                f"GPU-hour, {basis.instances} x {basis.offer.gpus_per_instance}-GPU instances",
+                value=explain.say(
+                    "t_break_even_rent",
+                    lang,
+                    pricing=explain.pricing_name(basis.offer.pricing, lang),
+                    provider=explain.provider_name(catalog, basis.offer.provider),
+                    price=basis.offer.usd_per_gpu_hour,
+                    instances=basis.instances,
+                    gpus=basis.offer.gpus_per_instance,
+                ),
                 source=basis.offer.source,
             )
         )

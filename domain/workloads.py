@@ -27,6 +27,18 @@ TrainingPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
 ImagePrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Objective = Literal["balanced", "cost", "speed"]
 EngineName = Literal["vllm", "sglang", "trtllm"]
+UseCase = Literal["chat", "agent", "batch"]
+
+# The latency targets a use case applies when the request names none: (max_tpot_ms, max_ttft_ms).
+# chat: a person reads the answer as it streams; 100 ms per token (10 tokens/s) stays ahead of reading speed and 2 s
+# is the wait before an answer starts that chat products treat as the limit. agent: a program reads the output, but it
+# waits for each step before the next call, so the decode time of every step adds to the task's: the same 100 ms per
+# token as chat; its long (largely cached) prompts get 5 s to the first token. batch: throughput only.
+USE_CASE_TARGETS: dict[UseCase, tuple[float | None, float | None]] = {
+    "chat": (100.0, 2000.0),
+    "agent": (100.0, 5000.0),
+    "batch": (None, None),
+}
 
 Tokens = Annotated[int, msgspec.Meta(ge=1, le=10_000_000, description="Tokens per request.")]
 Milliseconds = Annotated[float, msgspec.Meta(gt=0, le=3_600_000)]
@@ -99,6 +111,15 @@ class InferenceWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="inference"
             "default KV-cache dtype and the decode efficiency, stated in the assumptions."
         ),
     ] = "vllm"
+    use_case: Annotated[
+        UseCase,
+        msgspec.Meta(
+            description="chat (default): interactive; unless max_tpot_ms/max_ttft_ms say otherwise an option must "
+            "keep TPOT <= 100 ms and TTFT <= 2,000 ms to meet the targets. agent: a program reads the output and "
+            "waits for each step: TPOT <= 100 ms, TTFT <= 5,000 ms for its long prompts. batch: throughput only, no "
+            "latency targets. The targets applied are stated in the assumptions and the summary."
+        ),
+    ] = "chat"
 
 
 class TrainingWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="training", tag_field="kind"):
@@ -328,6 +349,15 @@ def _default_kv(workload: InferenceWorkload, llm: LlmModel) -> KvPrecision:
     return "fp8" if workload.engine == "trtllm" and precision == "fp8" else "bf16"
 
 
+def use_case_targets(workload: InferenceWorkload) -> dict[str, float | None]:
+    """The latency targets of the request: its own, or its use case's where it names none."""
+    tpot, ttft = USE_CASE_TARGETS[workload.use_case]
+    return {
+        "max_tpot_ms": workload.max_tpot_ms if workload.max_tpot_ms is not None else tpot,
+        "max_ttft_ms": workload.max_ttft_ms if workload.max_ttft_ms is not None else ttft,
+    }
+
+
 def normalise(workload: Workload, catalog: Catalog) -> Resolved:
     """Fill defaults and resolve the model; raise WorkloadError for what no GPU could fix."""
     if isinstance(workload, ImageGenerationWorkload):
@@ -351,6 +381,7 @@ def normalise(workload: Workload, catalog: Catalog) -> Resolved:
             model=llm.id if workload.custom_model is None else None,
             precision=workload.precision or _NATIVE_PRECISION[llm.native_precision],
             kv_cache_precision=workload.kv_cache_precision or _default_kv(workload, llm),
+            **use_case_targets(workload),
         )
         return Resolved(filled_inference, llm)
     # Training beyond the model's context is context extension, which is common: the planner warns instead.

@@ -14,8 +14,9 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
+from api.cli.prose import Prose, wrap
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import assumption_name, money, pricing_name, target_names
+from domain.explain import assumption_name, money, parallelism_text, pricing_name, target_names
 
 # Headers, section titles and units; one entry per text, English first.
 LABELS: dict[str, tuple[str, str]] = {
@@ -23,7 +24,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "rank": ("#", "#"),
     "gpu": ("GPU", "GPU"),
     "gpus": ("GPUs", "卡数"),
-    "layout": ("TPxPPxDP", "TPxPPxDP"),
+    "layout": ("layout", "并行布局"),
     "memory_used": ("memory used", "显存占用"),
     "throughput": ("throughput", "吞吐"),
     "per_hour": ("per hour", "每小时"),
@@ -66,6 +67,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
     "tpot": ("{tpot:,.0f} ms/token", "每 token {tpot:,.0f} 毫秒"),
     "ttft": ("first token {ttft:,.0f} ms", "首 token {ttft:,.0f} 毫秒"),
+    "per_user": ("{value:,.1f} tok/s/user", "每用户 {value:,.1f} token/秒"),
     "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
     "run_hours": ("{hours:,.1f} h", "{hours:,.1f} 小时"),
     "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
@@ -217,7 +219,10 @@ def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
     if performance.tokens_per_second:
         lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
     if performance.tpot_ms and performance.ttft_ms:
-        lines.append(label("tpot", lang, tpot=performance.tpot_ms.expected))
+        tpot = performance.tpot_ms.expected
+        lines.append(label("tpot", lang, tpot=tpot))
+        if tpot > 0:
+            lines.append(label("per_user", lang, value=1000 / tpot))
         lines.append(label("ttft", lang, ttft=performance.ttft_ms.expected))
     if performance.images_per_hour:
         lines.append(label("images", lang, value=performance.images_per_hour.expected))
@@ -292,7 +297,7 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
             str(option.rank),
             Text.assemble(option.gpu.name, "\n", (option.gpu.id, "dim")),
             count,
-            f"{parallel.tensor}x{parallel.pipeline}x{parallel.data}",
+            parallelism_text(parallel, lang, sep="\n"),
             _memory(option, lang),
             _throughput(option.performance, lang),
             money(option.cost.hourly, option.cost.currency) if option.cost else "-",
@@ -312,8 +317,11 @@ def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]
     lines = []
     for sentence, places in grouped.items():
         where = f"[{', '.join(places)}] " if any(places) else ""
-        lines.append(Text(f"  - {where}{sentence}"))
+        lines.append(Prose(f"- {where}{sentence}", indent="  "))
     return [_block(title, *lines)] if lines else []
+
+
+ZH_VALUE_WIDTH = 44
 
 
 def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Group:
@@ -322,7 +330,11 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption_name(assumption.name, lang), assumption.value]
+        value = assumption.value
+        if lang == "zh":
+            # Chinese has no spaces to wrap at: break it by the line rules here so the names keep their room.
+            value = "\n".join(wrap(value, ZH_VALUE_WIDTH))
+        row = [assumption_name(assumption.name, lang), value]
         if sources:
             row.append(assumption.source)
         table.add_row(*row)
@@ -334,7 +346,7 @@ def _launch(option: Option, lang: Lang, title: str) -> list[RenderableType]:
     if option.launch is None:
         return []
     command = option.launch.command.replace(" --", " \\\n    --")
-    lines: list[RenderableType] = [Text(option.layout_reason)] if option.layout_reason else []
+    lines: list[RenderableType] = [Prose(option.layout_reason)] if option.layout_reason else []
     lines.append(Text(command, no_wrap=True, overflow="ignore"))
     return [_block(title, *lines)]
 
@@ -368,7 +380,7 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
         for reason, gpus in by_reason.items():
             table.add_row(reason, ", ".join(gpus))
         parts.append(_block(f"{label('excluded', lang)} ({len(result.excluded)})", table))
-    parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
+    parts.append(_block(label("summary", lang), Prose(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
         parts += _launch(best, lang, f"{label('launch', lang)} (#1 {best.gpu.name})")

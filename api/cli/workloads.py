@@ -73,6 +73,14 @@ _WORKLOAD_OPTIONS: list[tuple[str, dict[str, Any]]] = [
     ("--requests-per-second", {"type": float, "help": "Request rate to sustain (inference)."}),
     ("--max-ttft-ms", {"type": float, "help": "Time-to-first-token target (inference)."}),
     ("--max-tpot-ms", {"type": float, "help": "Time-per-output-token target (inference)."}),
+    (
+        "--use-case",
+        {
+            "type": OneOf(["chat", "agent", "batch"]),
+            "help": "Inference: chat (default; TPOT <= 100 ms, TTFT <= 2,000 ms unless --max-tpot-ms/--max-ttft-ms "
+            "say otherwise), agent (TTFT <= 5,000 ms) or batch (no latency targets).",
+        },
+    ),
     ("--train-tokens", {"type": float, "help": "Tokens seen in the run (training, fine-tuning)."}),
     ("--sequence-length", {"type": int, "help": "Training sequence length."}),
     ("--optimizer", {"type": OneOf(["adamw", "adamw_8bit"]), "help": "Optimizer (training, fine-tuning)."}),
@@ -97,6 +105,7 @@ _FIELDS = {
         "requests_per_second",
         "max_ttft_ms",
         "max_tpot_ms",
+        "use_case",
     ],
     "training": ["model", "custom_model", "precision", "train_tokens", "sequence_length", "optimizer", "target_days"],
     "fine_tuning": [

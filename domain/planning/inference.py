@@ -9,13 +9,14 @@ from domain.catalog import Gpu, LlmModel
 from domain.efficiency import SCENARIOS
 from domain.engines import ENGINES
 from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
-from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.explain import target_names
+from domain.memory import GB, InferenceMemory, compared_bytes, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
 from domain.planning.accuracy import MIN_SPREAD
-from domain.planning.inference_text import describe_inference
+from domain.planning.inference_text import describe_inference, layout_label
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
 from domain.planning.rentals import (
-    check_limits,
+    broken_limit,
     machine_detail,
     node_count,
     precision_check,
@@ -95,14 +96,71 @@ class Choice:
     throughput: float  # output tokens/s of the whole configuration, expected
 
     def key(self, with_load: bool, fixed: bool) -> tuple[float, ...]:
-        """Lower is better: targets first, then the cost of meeting the load, or throughput (per dollar)."""
+        """Lower is better: targets first, the closest to a missed latency target, then the cost of meeting the load,
+        or throughput (per dollar)."""
         missed = float(len(self.unmet))
+        gap = self.latency_ms() or 0.0
         hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
         if with_load and not fixed:
-            return (missed, hourly, -self.throughput)
+            return (missed, gap, hourly, -self.throughput)
         if fixed:
-            return (missed, -self.throughput, self.copy.gpus)
-        return (missed, -self.throughput / hourly, hourly)
+            return (missed, gap, -self.throughput, self.copy.gpus)
+        return (missed, gap, -self.throughput / hourly, hourly)
+
+    def missed_latency(self) -> str | None:
+        """The latency target this choice misses (time per token first), or None."""
+        return next((target for target in LATENCY_TARGETS if target in self.unmet), None)
+
+    def latency_ms(self) -> float | None:
+        """The figure of the missed latency target at the batch this choice runs."""
+        target = self.missed_latency()
+        if target is None:
+            return None
+        point = self.copy.point(self.batch)
+        return (point.tpot_s if target == "max_tpot_ms" else point.ttft_s) * 1e3
+
+    def copy_usd_per_hour(self) -> float | None:
+        """What one copy of this layout costs per hour at its offer's price."""
+        if self.rental is None:
+            return None
+        return self.rental.offer.usd_per_gpu_hour * self.copy.gpus
+
+
+LATENCY_TARGETS = ("max_tpot_ms", "max_ttft_ms")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The best figure one GPU's configurations reach on a latency target they all miss."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: Gpu
+    gpus: int
+    usd_per_hour: float | None
+
+
+def _record_reach(plan: Plan, reach: Reach) -> None:
+    """Keep, per missed latency target, the best figure any GPU reaches (for the answer's verdict)."""
+    found: dict[str, Reach] = plan.memo.setdefault("reach", {})
+    if reach.target not in found or reach.value < found[reach.target].value:
+        found[reach.target] = reach
+
+
+def _latency_miss(plan: Plan, copy: Copy, target: str, value: float, usd_per_hour: float | None) -> Excluded:
+    """Record how close this layout comes to a latency target it misses; the exclusion that says so."""
+    workload = inference_sizing(plan).workload
+    limit = workload_limit(workload, target)
+    _record_reach(plan, Reach(target, limit, value, copy.gpu, copy.gpus, usd_per_hour))
+    return Excluded(
+        "misses_latency",
+        what=target_names([target], plan.lang),
+        limit=limit,
+        value=value,
+        layout=layout_label(copy.layout, 1, plan.lang),
+        gpus=copy.gpus,
+    )
 
 
 class InferenceSizing:
@@ -222,7 +280,16 @@ def _evaluate(plan: Plan, copy: Copy, sizing: InferenceSizing) -> Choice:
         if rate:
             copies = max(copies, math.ceil(rate / copy.point(best).requests_per_s))
     gpus = fixed if fixed is not None else copies * copy.gpus
-    rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    try:
+        rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    except Excluded as error:
+        missed = next((target for target in LATENCY_TARGETS if target in unmet), None)
+        if missed is None or error.code not in ("needs_more_gpus", "needs_more_nodes"):
+            raise
+        point = copy.point(1)
+        value = (point.tpot_s if missed == "max_tpot_ms" else point.ttft_s) * 1e3
+        price = min((offer.usd_per_gpu_hour for offer in plan.offers(copy.gpu)), default=None)
+        raise _latency_miss(plan, copy, missed, value, None if price is None else price * copy.gpus) from None
     if rental is not None and fixed is None:
         gpus = rental.gpus
         copies = gpus // copy.gpus  # whole instances: the extra GPUs run extra copies
@@ -262,7 +329,8 @@ def _fitting(plan: Plan, sizing: InferenceSizing, gpu: Gpu, usable: float) -> li
     fitting = sizing.layouts_for(gpu).fitting(usable)
     if not fitting:
         needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
-        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
+        usable_gb = compared_bytes("inference", gpu) * sizing.max_gpus / GB
+        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB, usable_gb=usable_gb)
     require_renter(plan, gpu)
     require_host(plan, gpu, {min(s.layout.gpus, GPUS_PER_NODE) for s in fitting})
     return fitting
@@ -275,6 +343,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     fitting = plan.checked(sizing.check_key, gpu, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
+    closest: Excluded | None = None  # the layout that comes closest to a latency target all of them miss
     fixed = plan.fixed_count is not None
     # Serving a load, a layout can cost no less than one copy at the lowest price: once a layout that meets every
     # target costs less than that, larger ones need not be tried (layouts come fewest GPUs first).
@@ -297,6 +366,10 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         try:
             choice = _evaluate(plan, Copy.of(plan, gpu, sized, usable), sizing)
         except Excluded as error:
+            if error.code == "misses_latency" and (
+                closest is None or float(error.figures["value"]) < float(closest.figures["value"])  # type: ignore[arg-type]
+            ):
+                closest = error
             first_error = first_error or error
             continue
         choices.append(choice)
@@ -304,15 +377,31 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
             cheapest_met = min(cheapest_met, choice.rental.usd_per_hour)
     if not choices:
         assert first_error is not None
-        raise first_error
+        raise closest or first_error
     choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
     if fixed and not sizing.has_load:
         _prefer_faster_among_equals(choices)
     chosen = choices[0]
     runner_up = choices[1] if len(choices) > 1 else None
     nodes = node_count(chosen.rental, chosen.gpus)
-    check_limits(plan, chosen.gpus, nodes)
+    target, value = chosen.missed_latency(), chosen.latency_ms()
+    miss = (
+        None
+        if target is None or value is None
+        else _latency_miss(plan, chosen.copy, target, value, chosen.copy_usd_per_hour())
+    )
+    broken = broken_limit(plan, chosen.gpus, nodes)
+    if broken is not None:
+        # A copy that misses the latency target at one sequence serves one at a time: the count is the consequence.
+        raise miss or broken
     return _candidate(plan, gpu, sizing, chosen, runner_up, nodes)
+
+
+def workload_limit(workload: InferenceWorkload, target: str) -> float:
+    """The request's limit on a latency target."""
+    limit = workload.max_tpot_ms if target == "max_tpot_ms" else workload.max_ttft_ms
+    assert limit is not None
+    return limit
 
 
 def _prefer_faster_among_equals(choices: list[Choice]) -> None:
@@ -366,7 +455,11 @@ def _candidate(
         gpu_count=gpus,
         nodes=nodes,
         parallelism=Parallelism(
-            tensor=layout.tensor, pipeline=layout.pipeline, data=chosen.copies, expert=layout.expert
+            tensor=layout.tensor,
+            pipeline=layout.pipeline,
+            data=chosen.copies,
+            expert=layout.expert,
+            attention_data=layout.expert if layout.dp_attention else None,
         ),
         rental=chosen.rental,
         memory=memory,

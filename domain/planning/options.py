@@ -25,16 +25,17 @@ from domain.explain import pricing_name, target_names
 from domain.memory import (
     BYTES_PER_PARAM,
     GB,
+    compared_bytes,
     diffusion_memory,
     kv_bytes_per_sequence,
     runtime_reserve_bytes,
     training_memory,
-    usable_memory_bytes,
     weights_bytes,
 )
 from domain.performance import image_tflop, training_flops_per_token
 from domain.planning.accuracy import confidence, widen
 from domain.planning.inference import smallest_copy
+from domain.planning.inference_text import memory_assumption
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
 from domain.planning.planners import PLANNERS
 from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
@@ -106,10 +107,14 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
         cheaper="buy" if monthly_owned < monthly_rent else "rent",
         years=inputs.years,
         purchase_usd=round(inputs.purchase_usd, 2),
-        basis=(
-            f"owning amortised over {inputs.years} years at 100% utilization with POST /v1/tco's defaults "
-            f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
-            f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
+        basis=plan.say(
+            "a_tco_basis",
+            years=inputs.years,
+            pue=inputs.pue,
+            electricity=inputs.electricity_usd_per_kwh,
+            resale=inputs.resale_fraction,
+            capital=inputs.cost_of_capital,
+            operations=inputs.operations_usd_per_year,
         ),
         warnings=list(warnings),
     )
@@ -228,7 +233,8 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
         fewest = None
     if plan.kind == "inference":
         reasons += _smaller_precisions(relaxed, gpu, fewest)
-    capacity = usable_memory_bytes(gpu) * gpu_count / GB
+    # The memory the planner compared, so the capacity shown agrees with the verdict.
+    capacity = compared_bytes(plan.kind, gpu) * gpu_count / GB
     needs = requirements(plan)
     needed = needs.min_memory_gb
     return Option(
@@ -252,7 +258,7 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
         score=0.0,
         score_breakdown=ScoreBreakdown(performance=0, cost=0, fit=0, ecosystem=0, scalability=0),
         confidence=confidence(plan.catalog.accuracy, gpu, plan.kind),
-        assumptions=[],
+        assumptions=[memory_assumption(gpu, plan.lang)] if plan.kind == "inference" else [],
         reasons=reasons,
         warnings=[],
     )

@@ -13,7 +13,7 @@ import msgspec
 
 from domain.catalog import Catalog, Gpu
 from domain.estimates import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
-from domain.explain import recommendation_summary
+from domain.explain import OutOfReach, recommendation_summary, request_targets
 from domain.planning.options import build_option, infeasible, requirements
 from domain.planning.plan import (
     Candidate,
@@ -214,7 +214,7 @@ def rank(
             )
             continue
         options.append(build_option(plan, candidate, rank, breakdowns[index], costs[index], totals[index], money))
-    excluded.sort(key=lambda e: e.gpu)
+    excluded.sort(key=lambda e: exclusion_order(catalog, e))
     rate_used = rate if normalised.currency == "CNY" else None
     return Recommendation(
         id=recommendation_id(normalised, catalog.version, rate_used, now.date()),
@@ -232,8 +232,55 @@ def rank(
         ),
         options=options,
         excluded=excluded,
-        summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
+        summary=recommendation_summary(
+            plan.kind,
+            options,
+            excluded,
+            lang,
+            plan.catalog,
+            request_targets(normalised.workload, lang, note=False),
+            _out_of_reach(plan, money) if not any(o.meets_targets for o in options) else None,
+        ),
     )
+
+
+# The exclusions closest to an option first: what a looser limit or a larger budget would admit, then GPUs that fit
+# but nobody rents, then those the model does not fit or runs on, then the ones the request itself left out.
+_EXCLUSION_ORDER = (
+    "misses_latency",
+    "needs_more_gpus",
+    "needs_more_nodes",
+    "over_budget",
+    "below_limit",
+    "no_offer",
+    "does_not_fit",
+    "no_fp8",
+    "no_precision",
+)
+
+
+def exclusion_order(catalog: Catalog, exclusion: Exclusion) -> tuple[int, float, str]:
+    """Sort key of an exclusion: its code's closeness to an option, then the larger GPU first."""
+    rank = _EXCLUSION_ORDER.index(exclusion.code) if exclusion.code in _EXCLUSION_ORDER else len(_EXCLUSION_ORDER)
+    gpu = catalog.gpu(exclusion.gpu)
+    return (rank, -(gpu.memory_gb if gpu is not None else 0.0), exclusion.gpu)
+
+
+def _out_of_reach(plan: Plan, money: Money) -> list[OutOfReach]:
+    """The latency targets no configuration met, with the best figure one reached (from the inference planner)."""
+    found: dict[str, Any] = plan.memo.get("reach", {})
+    return [
+        OutOfReach(
+            target=r.target,
+            limit=r.limit,
+            value=r.value,
+            gpu=r.gpu.name,
+            gpus=r.gpus,
+            hourly=None if r.usd_per_hour is None else r.usd_per_hour * money.factor,
+            currency=money.currency,
+        )
+        for r in found.values()
+    ]
 
 
 def _exclusion(plan: Plan, gpu: Gpu, reason: Excluded) -> Exclusion:
