@@ -68,6 +68,7 @@ def offer_read(offer: Offer, today: date) -> OfferRead:
         gpu=offer.gpu,
         gpus_per_instance=offer.gpus_per_instance,
         pricing=offer.pricing,
+        tier=offer.tier,
         usd_per_gpu_hour=offer.usd_per_gpu_hour,
         usd_per_instance_hour=round(offer.usd_per_gpu_hour * offer.gpus_per_instance, 4),
         instance=offer.instance,

@@ -23,6 +23,7 @@ CSV_COLUMNS = (
     "gpu",
     "gpus_per_instance",
     "pricing",
+    "tier",
     "usd_per_gpu_hour",
     "instance",
     "vcpus",

@@ -22,6 +22,9 @@ Vendor = Literal["nvidia", "amd", "intel", "huawei"]
 Ecosystem = Literal["cuda", "rocm", "gaudi", "cann"]
 Pricing = Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]
 PRICING_MODELS: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block")
+# Where a provider sells the same GPU in two clouds (RunPod's Community hosts and its Secure data centres).
+Tier = Literal["community", "secure"]
+TIERS: tuple[Tier, ...] = ("community", "secure")
 LinkKind = Literal["nvswitch", "nvlink", "nvlink_bridge", "infinity_fabric", "ethernet", "hccs", "pcie"]
 Confidence = Literal["datasheet", "low"]
 
@@ -146,6 +149,7 @@ class Offer(Record, kw_only=True, frozen=True):
     gpu: Slug
     gpus_per_instance: PositiveInt = 1
     pricing: Pricing
+    tier: Tier | None = None
     usd_per_gpu_hour: Positive
     instance: str | None = None
     vcpus: PositiveInt | None = None
@@ -159,6 +163,11 @@ class Offer(Record, kw_only=True, frozen=True):
     def age_days(self, today: date) -> int:
         """Days since the price was seen."""
         return max(0, (today - self.as_of).days)
+
+    @property
+    def identity(self) -> tuple[str, str, str, str | None, int]:
+        """What makes two offers the same thing to rent: provider, GPU, pricing model, tier and instance size."""
+        return (self.provider, self.gpu, self.pricing, self.tier, self.gpus_per_instance)
 
 
 class MoE(Record, kw_only=True, frozen=True):

@@ -301,6 +301,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "missed": " No configuration meets every target.",
         "runner_up": " Runner-up: {configuration}.",
         "excluded": " {count} GPUs were left out; the exclusions list says why.",
+        "stale": " It is priced with a {days}-day-old offer (as of {as_of}); check the price before you commit.",
         "separator": ", ",
     },
     "zh": {
@@ -309,6 +310,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "missed": "注意：没有配置能满足全部目标。",
         "runner_up": "次选：{configuration}。",
         "excluded": "另有 {count} 种 GPU 被排除（原因见排除列表）。",
+        "stale": "该价格来自 {days} 天前的报价（日期 {as_of}），下单前请核实。",
         "separator": "，",
     },
 }
@@ -328,6 +330,8 @@ def recommendation_summary(
     )
     if not best.meets_targets:
         summary += text["missed"]
+    if best.offer is not None and best.cost is not None and best.cost.stale_price:
+        summary += text["stale"].format(days=best.offer.age_days, as_of=best.offer.as_of.isoformat())
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
