@@ -139,7 +139,8 @@ class _BulkOperation(Operation):
             required=True,
             description=(
                 'JSON {"offers": [offer, ...]} (each as getOffers returns it) or CSV with the header '
-                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false; tier community, secure or empty)."
+                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false; "
+                "tier community, secure or empty)."
             ),
             content={
                 "application/json": OpenAPIMediaType(

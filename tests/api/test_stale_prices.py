@@ -1,4 +1,4 @@
-"""Old prices are shown and flagged (ranked by the objective, their age only breaks ties); a user's own price replaces the catalog's for that GPU."""
+"""Old prices are shown and flagged (their age only breaks ties); a user's own price replaces the catalog's."""
 
 from __future__ import annotations
 

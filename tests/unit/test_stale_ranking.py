@@ -20,9 +20,7 @@ SERVE = {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8}
 
 def dated(catalog: Catalog, fresh: set[str] = frozenset()) -> Catalog:  # type: ignore[assignment]
     """The catalog with every offer 190 days old except the `fresh` ones, seen today."""
-    offers = [
-        msgspec.structs.replace(o, as_of=NOW.date() if o.id in fresh else OLD) for o in catalog.offers
-    ]
+    offers = [msgspec.structs.replace(o, as_of=NOW.date() if o.id in fresh else OLD) for o in catalog.offers]
     return Catalog(
         gpus=catalog.gpus, systems=catalog.systems, providers=catalog.providers, offers=offers, models=catalog.models
     )
