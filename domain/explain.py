@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 from functools import cache
 from typing import Protocol
 
@@ -316,6 +317,13 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
 }
 
 
+def stale_sentence(option: Option, lang: Lang) -> str:
+    """The sentence saying an option is priced with an old offer; empty when its price is current."""
+    if option.offer is None or option.cost is None or not option.cost.stale_price:
+        return ""
+    return _SUMMARY[lang]["stale"].format(days=option.offer.age_days, as_of=option.offer.as_of.isoformat())
+
+
 def recommendation_summary(
     kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang, catalog: Catalog | None = None
 ) -> str:
@@ -330,8 +338,7 @@ def recommendation_summary(
     )
     if not best.meets_targets:
         summary += text["missed"]
-    if best.offer is not None and best.cost is not None and best.cost.stale_price:
-        summary += text["stale"].format(days=best.offer.age_days, as_of=best.offer.as_of.isoformat())
+    summary += stale_sentence(best, lang)
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
@@ -453,7 +460,7 @@ def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | N
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
     return text["fits"].format(
         configuration=_configuration(option, lang, catalog), parts=_SUMMARY[lang]["separator"].join(parts)
-    )
+    ) + stale_sentence(option, lang)
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {
@@ -461,20 +468,32 @@ _OFFERS: dict[Lang, dict[str, str]] = {
         "none": "No offer in the catalog matches.",
         "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at {price} per GPU-hour "
         "(price as of {as_of}).",
+        "old": " That price is {days} days old; check it before you commit.",
     },
     "zh": {
         "none": "目录中没有符合条件的报价。",
         "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），"
         "每 GPU 小时 {price}（价格日期 {as_of}）。",
+        "old": "该价格已有 {days} 天，下单前请核实。",
     },
 }
 
 
-def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: Lang) -> str:
-    """A sentence about the offers found, naming the cheapest per GPU-hour."""
+def offers_summary(
+    catalog: Catalog,
+    count: int,
+    cheapest: Offer | None,
+    lang: Lang,
+    today: date | None = None,
+    max_age_days: int | None = None,
+) -> str:
+    """A sentence about the offers found, naming the cheapest per GPU-hour (and saying so when its price is old)."""
     if cheapest is None:
         return _OFFERS[lang]["none"]
     gpu = catalog.gpu(cheapest.gpu)
+    old = ""
+    if today is not None and max_age_days is not None and (days := cheapest.age_days(today)) > max_age_days:
+        old = _OFFERS[lang]["old"].format(days=days)
     return _OFFERS[lang]["some"].format(
         count=count,
         gpu=gpu.name if gpu else cheapest.gpu,
@@ -482,4 +501,4 @@ def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: L
         provider=provider_name(catalog, cheapest.provider),
         price=money(cheapest.usd_per_gpu_hour, "USD"),
         as_of=cheapest.as_of.isoformat(),
-    )
+    ) + old

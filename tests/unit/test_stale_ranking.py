@@ -64,3 +64,22 @@ def test_an_old_price_is_a_warning_and_a_sentence_in_the_summary(reference: Cata
         assert any("190" in warning for warning in best.warnings)
     everything_fresh = recommend(dated(reference, {o.id for o in reference.offers}), {"workload": SERVE})
     assert "day-old offer" not in everything_fresh.summary
+
+
+async def test_every_chat_tool_summary_says_a_price_is_old(reference: Catalog) -> None:
+    from api.catalog_view import CatalogView
+    from api.chat.tools import ToolContext, call_tool
+
+    for lang, old in (("en", ("190-day-old", "190 days old")), ("zh", ("190 天",))):
+        context = ToolContext(
+            view=CatalogView(dated(reference), source="reference", loaded_at=NOW), rate=RATE, now=NOW
+        )
+        calls = {
+            "recommend_gpus": {"workload": SERVE},
+            "estimate_workload": {"workload": SERVE, "gpu": "h100-sxm", "gpu_count": 1},
+            "find_gpu_prices": {"gpu": "H100", "pricing": "on_demand", "limit": 3},
+            "rent_or_buy": {"gpu": "h100-sxm", "gpu_count": 8},
+        }
+        for name, arguments in calls.items():
+            answer = await call_tool(name, arguments | {"lang": lang}, context)
+            assert any(words in answer.summary for words in old), (name, answer.summary)
