@@ -244,11 +244,11 @@ class OfferRead(Wire):
     ram_gb: float | None
     bare_metal: bool | None
     region: str | None
+    tier: TierField
     as_of: date
     age_days: int
     source: str
     notes: str
-    tier: TierField = None
 
 
 class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
@@ -261,7 +261,6 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
     gpus_per_instance: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 1
     pricing: Pricing
-    tier: TierField = None
     # A hundredth of a cent per GPU-hour is below any real price and survives storage without rounding to 0.
     usd_per_gpu_hour: Annotated[float, msgspec.Meta(ge=0.0001, le=10_000)]
     usd_per_instance_hour: float | None = None
@@ -270,6 +269,7 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     ram_gb: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     bare_metal: bool | None = None
     region: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    tier: TierField = None
     as_of: date
     age_days: int | None = None
     source: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]

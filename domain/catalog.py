@@ -22,11 +22,9 @@ Vendor = Literal["nvidia", "amd", "intel", "huawei"]
 Ecosystem = Literal["cuda", "rocm", "gaudi", "cann"]
 Pricing = Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block"]
 PRICING_MODELS: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block")
-# Where a provider sells the same GPU in two clouds (RunPod's Community hosts and its Secure data centres).
-Tier = Literal["community", "secure"]
-TIERS: tuple[Tier, ...] = ("community", "secure")
 LinkKind = Literal["nvswitch", "nvlink", "nvlink_bridge", "infinity_fabric", "ethernet", "hccs", "pcie"]
 Confidence = Literal["datasheet", "low"]
+Tier = Literal["community", "secure"]
 
 
 class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -149,13 +147,14 @@ class Offer(Record, kw_only=True, frozen=True):
     gpu: Slug
     gpus_per_instance: PositiveInt = 1
     pricing: Pricing
-    tier: Tier | None = None
     usd_per_gpu_hour: Positive
     instance: str | None = None
     vcpus: PositiveInt | None = None
     ram_gb: Positive | None = None
     bare_metal: bool | None = None
     region: str | None = None
+    # Where a provider sells one GPU in two tiers (RunPod's Community and Secure Cloud), which one this price is for.
+    tier: Tier | None = None
     as_of: date
     source: Text
     notes: str = ""

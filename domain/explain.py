@@ -494,11 +494,14 @@ def offers_summary(
     old = ""
     if today is not None and max_age_days is not None and (days := cheapest.age_days(today)) > max_age_days:
         old = _OFFERS[lang]["old"].format(days=days)
-    return _OFFERS[lang]["some"].format(
-        count=count,
-        gpu=gpu.name if gpu else cheapest.gpu,
-        pricing=pricing_name(cheapest.pricing, lang),
-        provider=provider_name(catalog, cheapest.provider),
-        price=money(cheapest.usd_per_gpu_hour, "USD"),
-        as_of=cheapest.as_of.isoformat(),
-    ) + old
+    return (
+        _OFFERS[lang]["some"].format(
+            count=count,
+            gpu=gpu.name if gpu else cheapest.gpu,
+            pricing=pricing_name(cheapest.pricing, lang),
+            provider=provider_name(catalog, cheapest.provider),
+            price=money(cheapest.usd_per_gpu_hour, "USD"),
+            as_of=cheapest.as_of.isoformat(),
+        )
+        + old
+    )

@@ -1,4 +1,4 @@
-"""offer tier: community or secure where a provider sells both; history keeps the tier and what superseded an offer
+"""offer tier: which of a provider's two tiers (community or secure) an offer's price is for
 
 Revision ID: 20261203_0005
 Revises: 20261201_0004
@@ -19,14 +19,8 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("offers", schema=None) as batch_op:
         batch_op.add_column(sa.Column("tier", sa.String(length=16), nullable=True))
-    with op.batch_alter_table("offer_price_history", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("tier", sa.String(length=16), nullable=True))
-        batch_op.add_column(sa.Column("superseded_by", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("offer_price_history", schema=None) as batch_op:
-        batch_op.drop_column("superseded_by")
-        batch_op.drop_column("tier")
     with op.batch_alter_table("offers", schema=None) as batch_op:
         batch_op.drop_column("tier")

@@ -71,9 +71,7 @@ async def test_every_chat_tool_summary_says_a_price_is_old(reference: Catalog) -
     from api.chat.tools import ToolContext, call_tool
 
     for lang, old in (("en", ("190-day-old", "190 days old")), ("zh", ("190 天",))):
-        context = ToolContext(
-            view=CatalogView(dated(reference), source="reference", loaded_at=NOW), rate=RATE, now=NOW
-        )
+        context = ToolContext(view=CatalogView(dated(reference), source="reference", loaded_at=NOW), rate=RATE, now=NOW)
         calls = {
             "recommend_gpus": {"workload": SERVE},
             "estimate_workload": {"workload": SERVE, "gpu": "h100-sxm", "gpu_count": 1},
