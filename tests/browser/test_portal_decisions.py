@@ -301,6 +301,32 @@ def test_rent_or_buy_tab(sized_page: Portal, lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_rent_or_buy_shows_the_purchase_price_its_date_the_warnings_and_takes_a_quote(
+    portal_page: Portal, lang: str
+) -> None:
+    page = portal_page.page
+    open_in(portal_page, lang)
+    page.click("#tab-tco")
+    page.select_option("#t-gpu", "h100-sxm")
+    page.fill("#t-count", "8")
+    with page.expect_response(lambda response: response.url.endswith("/v1/tco")) as caught:
+        page.click("#tco-submit")
+    answer = caught.value.json()
+    expect(page.locator("#tco-body")).to_be_visible()
+    verdict = page.locator("#tco-verdict").text_content() or ""
+    # The catalog's purchase price with its date, and every warning of the answer on the page.
+    assert answer["buy"]["purchase_as_of"] and answer["buy"]["purchase_as_of"] in verdict
+    warnings = page.eval_on_selector_all("#tco-warnings li", "items => items.map(i => i.textContent)")
+    assert warnings == answer["warnings"]
+    # The user's own quote replaces the catalog price and is called theirs.
+    page.fill("#t-purchase", "250000")
+    with page.expect_request(lambda request: request.url.endswith("/v1/tco")) as quoted:
+        page.click("#tco-submit")
+    assert quoted.value.post_data_json["purchase_usd"] == 250000
+    expect(page.locator("#tco-verdict")).to_contain_text("您的报价" if lang == "zh" else "your quote")
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_your_own_model(portal_page: Portal, lang: str) -> None:
     page = portal_page.page
     portal_page.watch.allow(r"status of 400")
