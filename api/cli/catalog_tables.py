@@ -13,12 +13,11 @@ from api.cli.tables import (
     _figure,
     _table,
     label,
+    priced,
     shorten,
 )
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
-from domain.catalog import Pricing
 from domain.estimates import Lang
-from domain.explain import pricing_name
 
 # Comparison
 
@@ -103,18 +102,6 @@ def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[Renderabl
 # Offers
 
 
-_TIERS = {"community": ("Community", "社区云"), "secure": ("Secure", "安全云")}
-
-
-def _pricing(pricing: Pricing, tier: str | None, lang: Lang) -> str:
-    """The pricing model, with the provider's tier where it sells two."""
-    name = pricing_name(pricing, lang)
-    if tier is None:
-        return name
-    tier_name = _TIERS[tier][1 if lang == "zh" else 0]
-    return f"{name}（{tier_name}）" if lang == "zh" else f"{name} ({tier_name})"
-
-
 def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
     """A page of offers: who rents which GPU, how, at what price, since when, according to whom."""
     if not page.items:
@@ -138,7 +125,7 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
             offer.provider,
             offer.gpu,
             str(offer.gpus_per_instance),
-            _pricing(offer.pricing, offer.tier, lang),
+            priced(offer.pricing, offer.tier, lang),
             f"{offer.usd_per_gpu_hour:,.2f}",
             f"{offer.usd_per_instance_hour:,.2f}",
             offer.as_of.isoformat(),

@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
+from domain.catalog import Pricing
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
 from domain.explain import assumption_name, money, pricing_name, target_names
 
@@ -30,6 +31,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "per_unit": ("per unit of work", "单位成本"),
     "offer": ("provider / pricing", "供应商 / 计价"),
     "price_age": ("price age", "价格时效"),
+    "tier_community": ("Community", "社区云"),
+    "tier_secure": ("Secure", "安全云"),
     "price_days": ("{days} days", "{days} 天"),
     "price_old": ("old: check it", "较旧，请核实"),
     "targets": ("targets", "目标"),
@@ -256,11 +259,20 @@ def _memory(option: Option, lang: Lang) -> str:
     return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
 
 
+def priced(pricing: Pricing, tier: str | None, lang: Lang) -> str:
+    """The pricing model, with the provider's tier where it sells two."""
+    name = pricing_name(pricing, lang)
+    if tier is None:
+        return name
+    tier_name = label(f"tier_{tier}", lang)
+    return f"{name}（{tier_name}）" if lang == "zh" else f"{name} ({tier_name})"
+
+
 def _offer(option: Option, lang: Lang) -> str:
     offer = option.offer
     if offer is None:
         return "-"
-    text = f"{offer.provider}\n{pricing_name(offer.pricing, lang)}"
+    text = f"{offer.provider}\n{priced(offer.pricing, offer.tier, lang)}"
     if offer.instances > 1 or offer.gpus_per_instance > 1:
         instances = label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
         text += ("，" if lang == "zh" else ", ") + instances

@@ -763,7 +763,7 @@ function renderOptions(options, kind, currency, workload) {
     const offer = option.offer;
     const pricing = offer
       ? [
-          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
+          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}${offer.tier ? ` · ${t(`tier.${offer.tier}`)}` : ""}` }),
           h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
         ]
       : [t("pricing.none")];

@@ -148,6 +148,7 @@ def build_option(
             as_of=rental.offer.as_of,
             age_days=rental.age_days(plan.today),
             source=rental.offer.source,
+            tier=rental.offer.tier,
         ),
         cost=cost,
         memory=candidate.memory,

@@ -110,3 +110,41 @@ def test_the_cli_offer_table_shows_the_tier() -> None:
         for part in offers_view(page, lang):
             console.print(part)
         assert words.casefold() in console.export_text().casefold()
+
+
+def test_an_option_names_the_tier_of_the_offer_it_is_priced_with(reference: Any) -> None:
+    from datetime import UTC, datetime
+
+    import msgspec
+
+    from domain.catalog import Catalog
+    from domain.estimates import ExchangeRate
+    from domain.planning import RecommendationRequest, prepare, rank
+
+    cheapest = Offer(
+        id="runpod-l40s-x1-community-on-demand",
+        provider="runpod",
+        gpu="l40s",
+        pricing="on_demand",
+        tier="community",
+        usd_per_gpu_hour=0.01,
+        as_of=date(2026, 12, 1),
+        source="test offer",
+    )
+    catalog = Catalog(
+        gpus=reference.gpus,
+        systems=reference.systems,
+        providers=reference.providers,
+        offers=[*reference.offers, cheapest],
+        models=reference.models,
+    )
+    body = {
+        "workload": {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8},
+        "constraints": {"gpus": ["l40s"]},
+    }
+    request = msgspec.convert(body, RecommendationRequest)
+    now = datetime(2026, 12, 3, tzinfo=UTC)
+    rate = ExchangeRate(usd_to_cny=7.1, as_of=now.date(), source="test")
+    answer = rank(catalog, prepare(catalog, request, "en"), now=now, rate=rate)
+    offer = answer.options[0].offer
+    assert offer is not None and offer.offer_id == cheapest.id and offer.tier == "community"
