@@ -18,7 +18,14 @@ def _document(report: Any) -> dict[str, Any]:
     """The sync report as JSON: per provider added, changed (old -> new), gone and kept offers; failures."""
 
     def offer(o: Any) -> dict[str, Any]:
-        return {"id": o.id, "gpu": o.gpu, "pricing": o.pricing, "tier": o.tier, "usd_per_gpu_hour": o.usd_per_gpu_hour}
+        return {
+            "id": o.id,
+            "gpu": o.gpu,
+            "gpus_per_instance": o.gpus_per_instance,
+            "pricing": o.pricing,
+            "tier": o.tier,
+            "usd_per_gpu_hour": o.usd_per_gpu_hour,
+        }
 
     return {
         "applied": report.applied,

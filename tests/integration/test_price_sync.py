@@ -26,15 +26,18 @@ from api.storage.bootstrap import migrate_and_seed
 from api.storage.catalog_repository import load_catalog
 from api.storage.database import create_engine, create_session_factory
 from api.storage.offer_repository import write_offers
+from api.storage.reference import load_reference_catalog
 from api.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog
+from domain.price_feed import FEED_PROVIDERS, ONLINE_FEED_PROVIDERS
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "gpuhunt"
 SERVED = ["aws", "azure", "gcp", "lambdalabs", "nebius", "oci", "runpod", "verda"]
-# gpuhunt's live providers the catalog has a provider for; the others fail as "not in the catalog".
-ONLINE = ["crusoe", "digitalocean", "vultr"]
-NOT_IN_CATALOG = {"daytona", "hotaisle", "jarvislabs", "lium", "seeweb", "vastai"}
+# gpuhunt's live providers the catalog has a provider for are read from their recorded answers; the others fail as
+# "not in the catalog".
+ONLINE = [p for p in ONLINE_FEED_PROVIDERS if load_reference_catalog().provider(FEED_PROVIDERS[p]) is not None]
+NOT_IN_CATALOG = set(ONLINE_FEED_PROVIDERS) - set(ONLINE)
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -119,11 +122,14 @@ def test_dry_run_shows_the_diff_for_every_provider_and_writes_nothing(catalogs: 
     before, history_before, _ = asyncio.run(stored(database))
     document = run_sync("--dry-run")
     providers = by_provider(document)
-    assert set(providers) == {"aws", "azure", "gcp", "lambda", "nebius", "oracle", "runpod", "verda", *ONLINE}
+    assert set(providers) == {"aws", "azure", "gcp", "lambda", "nebius", "oracle", "runpod", "verda"} | {
+        FEED_PROVIDERS[p] for p in ONLINE
+    }
     assert all(entry["added"] for entry in providers.values())
     assert document["applied"] is False and document["catalog_url"].startswith("http://127.0.0.1:")
     failed = {f["provider"]: f["error"] for f in document["failed"]}
-    assert set(failed) == {"cloudrift"} | NOT_IN_CATALOG and "not in the catalog" in failed["vastai"]
+    assert set(failed) == {"cloudrift"} | NOT_IN_CATALOG
+    assert all("not in the catalog" in failed[p] for p in NOT_IN_CATALOG)
     # p5.48xlarge: 55.04 for 8 GPUs, the cheaper of two regions; its spot price is its own offer.
     aws = {o["id"]: o for o in providers["aws"]["added"]}
     assert aws["aws-h100-sxm-x8-on-demand"]["usd_per_gpu_hour"] == pytest.approx(6.88)
@@ -135,8 +141,12 @@ def test_dry_run_shows_the_diff_for_every_provider_and_writes_nothing(catalogs: 
     assert runpod["runpod-h100-sxm-x1-secure-on-demand"]["tier"] == "secure"
     gcp = {o["gpu"]: o for o in providers["gcp"]["added"]}
     assert gcp["h200"]["pricing"] == "capacity_block"
-    lambda_ = {o["id"] for o in providers["lambda"]["superseded"]}
-    assert lambda_ == {"lambda-h100-sxm-on-demand", "lambda-h100-sxm-on-demand-x8"}
+    # Every curated Lambda offer of the same GPU, pricing, tier and size as a feed offer is superseded by it.
+    feed = {(o["gpu"], o["pricing"], o["tier"], o["gpus_per_instance"]): o["id"] for o in providers["lambda"]["added"]}
+    curated = {o.id: (o.gpu, o.pricing, o.tier, o.gpus_per_instance) for o in before.offers if o.provider == "lambda"}
+    superseded = {o["id"]: o["by"] for o in providers["lambda"]["superseded"]}
+    assert superseded == {offer_id: feed[key] for offer_id, key in curated.items() if key in feed}
+    assert superseded["lambda-h100-sxm-on-demand"] == "lambda-h100-sxm-x1-on-demand"
     after, history_after, feed_rows = asyncio.run(stored(database))
     assert after.version == before.version and len(history_after) == len(history_before) and not feed_rows
 
@@ -166,8 +176,8 @@ def test_sync_applies_with_history_then_changes_and_gone(catalogs: Path, databas
     second = run_sync()
     providers = by_provider(second)
     assert providers["runpod"]["changed"] == [
-        {"id": H200, "gpu": "h200", "pricing": "on_demand", "tier": "community", "usd_per_gpu_hour": 3.19,
-         "old_usd_per_gpu_hour": 3.59}
+        {"id": H200, "gpu": "h200", "gpus_per_instance": 1, "pricing": "on_demand", "tier": "community",
+         "usd_per_gpu_hour": 3.19, "old_usd_per_gpu_hour": 3.59}
     ]  # fmt: skip
     assert [o["id"] for o in providers["runpod"]["gone"]] == [RTX_4090]
     assert "lambda" not in providers
