@@ -239,3 +239,19 @@ async def test_providers_and_metrics_show_the_last_sync(catalogs: Path, database
         assert providers["digitalocean"]["feed"] is None and providers["digitalocean"]["last_synced_at"] is None
         metrics = (await client.get("/metrics")).text
         assert 'gpu_advisor_price_feed_last_sync_timestamp_seconds{feed="gpuhunt",provider="gcp"}' in metrics
+
+
+async def test_the_history_of_a_superseded_offer_names_the_feed_offer(catalogs: Path, database: str) -> None:
+    from litestar.testing import AsyncTestClient
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    await asyncio.to_thread(run_sync, "--provider", "lambdalabs")
+    async with AsyncTestClient(app=create_app(Settings(database_url=database, rate_limit_per_minute=0))) as client:
+        history = (await client.get("/v1/offers/lambda-h100-sxm-on-demand/history")).json()["items"]
+        assert history[0]["change"] == "superseded" and history[0]["actor"] == "feed:gpuhunt"
+        assert history[0]["superseded_by"] == "lambda-h100-sxm-x1-on-demand"
+        offers = (await client.get("/v1/offers", params={"provider": "lambda", "limit": 200})).json()["items"]
+        identities = [(o["gpu"], o["pricing"], o["tier"], o["gpus_per_instance"]) for o in offers]
+        assert len(identities) == len(set(identities))
