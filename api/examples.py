@@ -111,6 +111,7 @@ OFFER: dict[str, Any] = {
     "ram_gb": 250.0,
     "bare_metal": None,
     "region": None,
+    "tier": None,
     "as_of": "2026-05-28",
     "age_days": 185,
     "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
@@ -226,9 +227,9 @@ ESTIMATE_REQUESTS: dict[str, dict[str, Any]] = {
 }
 
 OFFER_CSV = (
-    "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,as_of,"
+    "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,tier,as_of,"
     "source,notes\n"
-    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,2026-05-28,"
+    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,,2026-05-28,"
     "docs.digitalocean.com GPU Droplet pricing,\n"
 )
 

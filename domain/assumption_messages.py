@@ -114,8 +114,11 @@ ASSUMPTION_MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "按需、竞价和容量块按使用时长计费（GPU 数量 x 利用率 x 每年 8760 小时）；预留按全部时长计费",
     },
     "t_offer": {
-        "en": "the cheapest offer of each pricing model for this GPU, any instance size",
-        "zh": "该 GPU 每种计价方式中最便宜的报价，不限实例规格",
+        "en": "like for like: the cheapest offer of each pricing model for this GPU in instances of {shape} GPUs (or a "
+        "multiple), as the {bought} bought; a smaller instance size only where no offer of that size exists (a "
+        "warning says so)",
+        "zh": "同规格对比：该 GPU 每种计价方式中最便宜的报价，实例为 {shape} 卡（或其倍数），与所购服务器相同；"
+        "只有该规格无报价时才改用更小的实例（并有警告说明）",
     },
     "t_break_even_month": {
         "en": "cash view: purchase at month 0 plus power, facility and operations each month, against pay-per-use "

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain.catalog import Pricing, Vendor
+from domain.catalog import Pricing, Tier, Vendor
 from domain.workloads import Constraints, Objective, Workload
 
 Currency = Literal["USD", "CNY"]
@@ -124,6 +124,10 @@ class OfferUsed(Result, kw_only=True, frozen=True):
     as_of: date
     age_days: int
     source: str
+    tier: Annotated[
+        Tier | None,
+        msgspec.Meta(description="community or secure where the provider sells both (RunPod); null otherwise."),
+    ] = None
 
 
 class Cost(Result, kw_only=True, frozen=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from typing import Protocol
 
@@ -421,6 +422,7 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "missed": " No configuration meets every target.",
         "runner_up": " Runner-up: {configuration}.",
         "excluded": " {count} GPUs were left out; the exclusions list says why.",
+        "stale": " It is priced with a {days}-day-old offer (as of {as_of}); check the price before you commit.",
         "separator": ", ",
     },
     "zh": {
@@ -429,9 +431,17 @@ _SUMMARY: dict[Lang, dict[str, str]] = {
         "missed": "注意：没有配置能满足全部目标。",
         "runner_up": "次选：{configuration}。",
         "excluded": "另有 {count} 种 GPU 被排除（原因见排除列表）。",
+        "stale": "该价格来自 {days} 天前的报价（日期 {as_of}），下单前请核实。",
         "separator": "，",
     },
 }
+
+
+def stale_sentence(option: Option, lang: Lang) -> str:
+    """The sentence saying an option is priced with an old offer; empty when its price is current."""
+    if option.offer is None or option.cost is None or not option.cost.stale_price:
+        return ""
+    return _SUMMARY[lang]["stale"].format(days=option.offer.age_days, as_of=option.offer.as_of.isoformat())
 
 
 def recommendation_summary(
@@ -463,6 +473,7 @@ def recommendation_summary(
         summary += (
             reach_text if reach_text and unmet <= {r.target for r in reach or []} else text["missed"] + reach_text
         )
+    summary += stale_sentence(best, lang)
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
@@ -587,7 +598,7 @@ def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | N
     )
     if option.unmet_targets:
         summary += (" " if lang == "en" else "") + say("misses", lang, targets=target_names(option.unmet_targets, lang))
-    return summary
+    return summary + stale_sentence(option, lang)
 
 
 _OFFERS: dict[Lang, dict[str, str]] = {
@@ -595,25 +606,40 @@ _OFFERS: dict[Lang, dict[str, str]] = {
         "none": "No offer in the catalog matches.",
         "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at {price} per GPU-hour "
         "(price as of {as_of}).",
+        "old": " That price is {days} days old; check it before you commit.",
     },
     "zh": {
         "none": "目录中没有符合条件的报价。",
         "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），"
         "每 GPU 小时 {price}（价格日期 {as_of}）。",
+        "old": "该价格已有 {days} 天，下单前请核实。",
     },
 }
 
 
-def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: Lang) -> str:
-    """A sentence about the offers found, naming the cheapest per GPU-hour."""
+def offers_summary(
+    catalog: Catalog,
+    count: int,
+    cheapest: Offer | None,
+    lang: Lang,
+    today: date | None = None,
+    max_age_days: int | None = None,
+) -> str:
+    """A sentence about the offers found, naming the cheapest per GPU-hour (and saying so when its price is old)."""
     if cheapest is None:
         return _OFFERS[lang]["none"]
     gpu = catalog.gpu(cheapest.gpu)
-    return _OFFERS[lang]["some"].format(
-        count=count,
-        gpu=gpu.name if gpu else cheapest.gpu,
-        pricing=pricing_name(cheapest.pricing, lang),
-        provider=provider_name(catalog, cheapest.provider),
-        price=money(cheapest.usd_per_gpu_hour, "USD"),
-        as_of=cheapest.as_of.isoformat(),
+    old = ""
+    if today is not None and max_age_days is not None and (days := cheapest.age_days(today)) > max_age_days:
+        old = _OFFERS[lang]["old"].format(days=days)
+    return (
+        _OFFERS[lang]["some"].format(
+            count=count,
+            gpu=gpu.name if gpu else cheapest.gpu,
+            pricing=pricing_name(cheapest.pricing, lang),
+            provider=provider_name(catalog, cheapest.provider),
+            price=money(cheapest.usd_per_gpu_hour, "USD"),
+            as_of=cheapest.as_of.isoformat(),
+        )
+        + old
     )

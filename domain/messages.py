@@ -294,6 +294,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "A 3-year reservation commits to 3 years; only the {years} year(s) compared are counted.",
         "zh": "3 年预留需承诺 3 年；此处只计入比较的 {years} 年。",
     },
+    "tco_shape_fallback": {
+        "en": "No {pricing} offer rents {gpu} in instances of {size} GPUs like the {bought} bought: the comparison "
+        "rents {instances} x {rented}-GPU instances instead, which do not share the server's GPU-to-GPU links.",
+        "zh": "没有以 {size} 卡实例出租 {gpu} 的{pricing}报价（与所购 {bought} 相同规格）：改按 {instances} 个 "
+        "{rented} 卡实例比较，这些实例之间没有该服务器的 GPU 互联。",
+    },
     "tco_no_offer": {"en": "No {pricing} offer for {gpu}.", "zh": "{gpu} 没有{pricing}报价。"},
     "tco_no_offer_from": {
         "en": "No {pricing} offer for {gpu} from {providers}.",

@@ -17,7 +17,7 @@ from domain.catalog import Catalog, Gpu, Pricing, System
 from domain.estimates import Assumption, ExchangeRate, GpuSummary, Lang
 from domain.explain import pricing_name as _pricing_name
 from domain.explain import say as _say
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
+from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, can_host, rent
 from domain.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
 from domain.workloads import WorkloadError, check_providers, unknown_name
 
@@ -75,10 +75,17 @@ class Inputs:
     kw_per_gpu: float
     pricing: tuple[Pricing, ...]
     providers: tuple[str, ...] | None
+    quoted: bool = False  # the request gave its own purchase price
 
     @property
     def used_gpu_hours(self) -> float:
         return self.gpu_count * HOURS_PER_YEAR * self.years * self.utilization
+
+    @property
+    def shape(self) -> int:
+        """GPUs per machine bought: the server's (a server's GPUs share its NVLink), at most the GPUs bought."""
+        per_machine = self.system.gpu_count if self.system is not None else DEFAULT_GPU_COUNT
+        return min(per_machine, self.gpu_count)
 
 
 def _figure(
@@ -269,6 +276,7 @@ def _inputs(
         kw_per_gpu=kw_per_gpu,
         pricing=tuple(dict.fromkeys(pricing)),
         providers=tuple(providers) if providers else None,
+        quoted=request.purchase_usd is not None,
     )
     if notes is None:
         return inputs, [], warnings
@@ -307,7 +315,7 @@ def _model_assumptions(inputs: Inputs, power_source: str, lang: Lang) -> list[As
         ),
         Assumption(
             name="rent_offer",
-            value=explain.say("t_offer", lang),
+            value=explain.say("t_offer", lang, shape=inputs.shape, bought=_bought(inputs)),
             source="catalog offers",
         ),
         Assumption(
@@ -316,6 +324,13 @@ def _model_assumptions(inputs: Inputs, power_source: str, lang: Lang) -> list[As
             source="gpu-advisor model",
         ),
     ]
+
+
+def _bought(inputs: Inputs) -> str:
+    """What is bought, as a sentence names it."""
+    if inputs.system is not None and inputs.shape == inputs.system.gpu_count:
+        return inputs.system.name
+    return f"{inputs.shape}-GPU server"
 
 
 def owned_monthly_usd(
@@ -378,17 +393,23 @@ def _per_gpu_hour(total: float, inputs: Inputs) -> float:
     return round(total / inputs.used_gpu_hours, 2)
 
 
-def _buy(inputs: Inputs, factor: float) -> BuyCost:
+def _buy(inputs: Inputs, factor: float, today: date) -> BuyCost:
     rows = []
     for year, parts in enumerate(_buy_years_usd(inputs, inputs.utilization), start=1):
         money = {name: _amount(value, factor) for name, value in parts.items()}
         rows.append(msgspec.convert({"year": year, **money, "total": round(sum(money.values()), 2)}, BuyYear))
     total = round(sum(row.total for row in rows), 2)
+    price = None if inputs.quoted or inputs.system is None else inputs.system.price
     return BuyCost(
         purchase=_amount(inputs.purchase_usd, factor),
         total=total,
         per_gpu_hour=_per_gpu_hour(total, inputs),
         years=rows,
+        purchase_as_of=price.as_of if price else None,
+        purchase_age_days=max(0, (today - price.as_of).days) if price else None,
+        purchase_source=_purchase_source(inputs.system, inputs.gpu_count)  # type: ignore[arg-type]
+        if price
+        else "request (purchase_usd): your quote",
     )
 
 
@@ -411,19 +432,27 @@ def _rent(inputs: Inputs, rental: Rental, factor: float, today: date) -> RentOpt
         total=total,
         per_gpu_hour=_per_gpu_hour(total, inputs),
         years=[RentYear(year=year, rent=yearly, total=yearly) for year in range(1, inputs.years + 1)],
+        like_for_like=_like_for_like(inputs, rental),
     )
+
+
+def _like_for_like(inputs: Inputs, rental: Rental) -> bool:
+    """Whether each instance rented holds whole machines of the size bought."""
+    return can_host(rental.offer, inputs.shape)
 
 
 def _cheapest_offers(catalog: Catalog, inputs: Inputs) -> dict[Pricing, Rental | None]:
     """The cheapest rental of the GPUs under each pricing model asked for (None where nobody offers it).
 
-    The GPUs need not share a machine for this comparison, but instances are rented whole.
+    Like for like: instances of the size of the machine bought (an 8-GPU NVLink server against 8-GPU instances);
+    smaller instances only where no offer of that size exists. Instances are rented whole.
     """
     offers = catalog.offers_for_gpu(inputs.gpu.id)
-    return {
-        pricing: rent(allowed_offers(offers, [pricing], inputs.providers), inputs.gpu_count, 1)
-        for pricing in inputs.pricing
-    }
+    rentals: dict[Pricing, Rental | None] = {}
+    for pricing in inputs.pricing:
+        allowed = allowed_offers(offers, [pricing], inputs.providers)
+        rentals[pricing] = rent(allowed, inputs.gpu_count, inputs.shape) or rent(allowed, inputs.gpu_count, 1)
+    return rentals
 
 
 def _break_even_utilization(inputs: Inputs, rental: Rental) -> float | None:
@@ -471,6 +500,20 @@ def _offer_warnings(catalog: Catalog, inputs: Inputs, options: list[RentOption],
         for option in options
         if option.age_days > PRICE_AGE_WARNING_DAYS
     ]
+    warnings += [
+        explain.say(
+            "tco_shape_fallback",
+            lang,
+            gpu=inputs.gpu.name,
+            pricing=explain.pricing_name(option.pricing, lang),
+            size=inputs.shape,
+            bought=_bought(inputs),
+            instances=option.instances,
+            rented=option.gpus_per_instance,
+        )
+        for option in options
+        if not option.like_for_like
+    ]
     if inputs.years < 3 and any(option.pricing == "reserved_3y" for option in options):
         warnings.append(explain.say("tco_reserved_3y_longer", lang, years=inputs.years))
     return warnings
@@ -480,7 +523,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
     """Compare buying a GPU configuration with renting it under each allowed pricing model."""
     inputs, assumptions, warnings = _inputs(catalog, request, today, lang)
     factor = rate.usd_to_cny if request.currency == "CNY" else 1.0
-    buy = _buy(inputs, factor)
+    buy = _buy(inputs, factor, today)
     rentals = _cheapest_offers(catalog, inputs)
     options = sorted(
         (_rent(inputs, rental, factor, today) for rental in rentals.values() if rental is not None),
@@ -523,6 +566,16 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         lang=lang,
         catalog=catalog,
     )
+    if best is not None and best.age_days > PRICE_AGE_WARNING_DAYS:
+        # The summary is what a chatbot relays: an old rent is said there, not only among the warnings.
+        summary += (" " if lang == "en" else "") + explain.say(
+            "tco_offer_age",
+            lang,
+            provider=explain.provider_name(catalog, best.provider),
+            pricing=explain.pricing_name(best.pricing, lang),
+            days=best.age_days,
+            as_of=best.as_of.isoformat(),
+        )
     return TcoRead(
         gpu=GpuSummary(id=inputs.gpu.id, name=inputs.gpu.name, vendor=inputs.gpu.vendor),
         system=inputs.system.id if inputs.system else None,

@@ -17,6 +17,7 @@ from domain.catalog import DiffusionModel, LlmModel, Pricing
 from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.explain import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, prepare, rank
+from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS
 from domain.tco import tco
 from domain.tco_schema import TcoRequest
 from domain.workloads import WorkloadError, workload_kind
@@ -95,6 +96,8 @@ class ToolContext:
     now: datetime
     # Stores a recommendation so its id can be shared (a portal link); absent where nothing is stored.
     keep: Callable[[Recommendation, RecommendationRequest], Awaitable[None]] | None = None
+    # Prices older than this are old enough for a summary to say so (GPU_ADVISOR_PRICE_MAX_AGE_DAYS).
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +156,13 @@ def _builtins(value: Any) -> Any:
 
 async def _recommend(context: ToolContext, request: RecommendationRequest) -> ToolAnswer:
     prepared = prepare(context.view.catalog, request, request.lang or "en")
-    result = rank(context.view.catalog, prepared, now=context.now, rate=context.rate)
+    result = rank(
+        context.view.catalog,
+        prepared,
+        now=context.now,
+        rate=context.rate,
+        price_max_age_days=context.price_max_age_days,
+    )
     if context.keep is not None:
         await context.keep(result, prepared.request)
     return ToolAnswer(result.summary, _builtins(result))
@@ -161,7 +170,14 @@ async def _recommend(context: ToolContext, request: RecommendationRequest) -> To
 
 async def _estimate(context: ToolContext, request: EstimateRequest) -> ToolAnswer:
     lang = request.lang or "en"
-    option = estimate(context.view.catalog, request, now=context.now, lang=lang, rate=context.rate)
+    option = estimate(
+        context.view.catalog,
+        request,
+        now=context.now,
+        lang=lang,
+        rate=context.rate,
+        price_max_age_days=context.price_max_age_days,
+    )
     summary = estimate_summary(workload_kind(request.workload), option, lang, context.view.catalog)
     return ToolAnswer(summary, _builtins(option))
 
@@ -188,7 +204,9 @@ async def _prices(context: ToolContext, query: PriceQuery) -> ToolAnswer:
         limit=query.limit,
     )
     cheapest = next((offer for offer in catalog.offers if found.items and offer.id == found.items[0].id), None)
-    return ToolAnswer(offers_summary(catalog, found.total, cheapest, query.lang or "en"), _builtins(found))
+    lang = query.lang or "en"
+    summary = offers_summary(catalog, found.total, cheapest, lang, context.now.date(), context.price_max_age_days)
+    return ToolAnswer(summary, _builtins(found))
 
 
 _MODELS_SUMMARY = {

@@ -13,11 +13,11 @@ from api.cli.tables import (
     _figure,
     _table,
     label,
+    priced,
     shorten,
 )
 from api.schemas import GpuComparisonRead, GpuRead, OfferList
 from domain.estimates import Lang
-from domain.explain import pricing_name
 
 # Comparison
 
@@ -125,7 +125,7 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
             offer.provider,
             offer.gpu,
             str(offer.gpus_per_instance),
-            pricing_name(offer.pricing, lang),
+            priced(offer.pricing, offer.tier, lang),
             f"{offer.usd_per_gpu_hour:,.2f}",
             f"{offer.usd_per_instance_hour:,.2f}",
             offer.as_of.isoformat(),

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from api.cli.prose import Prose, wrap
+from domain.catalog import Pricing
 from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
 from domain.explain import assumption_name, money, parallelism_text, pricing_name, target_names
 
@@ -30,6 +31,11 @@ LABELS: dict[str, tuple[str, str]] = {
     "per_hour": ("per hour", "每小时"),
     "per_unit": ("per unit of work", "单位成本"),
     "offer": ("provider / pricing", "供应商 / 计价"),
+    "price_age": ("price age", "价格时效"),
+    "tier_community": ("Community", "社区云"),
+    "tier_secure": ("Secure", "安全云"),
+    "price_days": ("{days} days", "{days} 天"),
+    "price_old": ("old: check it", "较旧，请核实"),
     "targets": ("targets", "目标"),
     "score": ("score", "得分"),
     "options": ("Options", "方案"),
@@ -125,6 +131,9 @@ LABELS: dict[str, tuple[str, str]] = {
         "purchase {purchase}; {per_hour} per GPU-hour used",
         "购置价 {purchase}；每使用 GPU 小时 {per_hour}",
     ),
+    "purchase_dated": ("catalog price as of {as_of} ({days} days old)", "目录价格，日期 {as_of}（已有 {days} 天）"),
+    "purchase_quoted": ("your quote", "您的报价"),
+    "unlike": ("not the size bought", "与所购规格不同"),
     "year": ("year", "年"),
     "total": ("total", "合计"),
     "capex": ("capex", "购置"),
@@ -255,11 +264,20 @@ def _memory(option: Option, lang: Lang) -> str:
     return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
 
 
+def priced(pricing: Pricing, tier: str | None, lang: Lang) -> str:
+    """The pricing model, with the provider's tier where it sells two."""
+    name = pricing_name(pricing, lang)
+    if tier is None:
+        return name
+    tier_name = label(f"tier_{tier}", lang)
+    return f"{name}（{tier_name}）" if lang == "zh" else f"{name} ({tier_name})"
+
+
 def _offer(option: Option, lang: Lang) -> str:
     offer = option.offer
     if offer is None:
         return "-"
-    text = f"{offer.provider}\n{pricing_name(offer.pricing, lang)}"
+    text = f"{offer.provider}\n{priced(offer.pricing, offer.tier, lang)}"
     if offer.instances > 1 or offer.gpus_per_instance > 1:
         instances = label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
         text += ("，" if lang == "zh" else ", ") + instances
@@ -268,11 +286,21 @@ def _offer(option: Option, lang: Lang) -> str:
 
 # Narrower first: no score, the layout under the GPU count, the targets under the throughput, the offer under the GPU,
 # the unit cost under the hourly one.
-_OPTION_STEPS = (Step(10), Step(3, into=2), Step(9, into=5), Step(8, into=1), Step(7, into=6))
+_OPTION_STEPS = (Step(11), Step(3, into=2), Step(10, into=5), Step(9, into=8), Step(8, into=1), Step(7, into=6))
+
+
+def _price_age(option: Option, lang: Lang) -> Text:
+    """How old the option's price is; an old one says so (it is information, not a reason it ranks lower)."""
+    if option.offer is None:
+        return Text("-")
+    days = label("price_days", lang, days=option.offer.age_days)
+    if option.cost is not None and option.cost.stale_price:
+        return Text.assemble((days, "yellow"), "\n", (label("price_old", lang), "yellow"))
+    return Text(days)
 
 
 def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
-    """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
+    """Ranked options: GPU, configuration, memory, throughput, costs, offer, its price's age, targets and score."""
     table = _table(
         (label("rank", lang), "right"),
         (label("gpu", lang), "left"),
@@ -283,9 +311,10 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
         (label("per_hour", lang), "right"),
         (label("per_unit", lang), "right"),
         (label("offer", lang), "left"),
+        (label("price_age", lang), "right"),
         (label("targets", lang), "left"),
         (label("score", lang), "right"),
-        wrap=(1, 4, 5, 7, 8, 9),
+        wrap=(1, 4, 5, 7, 8, 9, 10),
         steps=_OPTION_STEPS,
     )
     for option in options:
@@ -303,6 +332,7 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
             money(option.cost.hourly, option.cost.currency) if option.cost else "-",
             _unit_cost(option.cost, lang),
             _offer(option, lang),
+            _price_age(option, lang),
             _targets(option, lang),
             f"{option.score:.2f}",
         )

@@ -139,7 +139,8 @@ class _BulkOperation(Operation):
             required=True,
             description=(
                 'JSON {"offers": [offer, ...]} (each as getOffers returns it) or CSV with the header '
-                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false)."
+                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false; "
+                "tier community, secure or empty)."
             ),
             content={
                 "application/json": OpenAPIMediaType(
@@ -284,8 +285,10 @@ async def get_offer_history(
             usd_per_gpu_hour=row.usd_per_gpu_hour,
             previous_usd_per_gpu_hour=row.previous_usd_per_gpu_hour,
             pricing=row.pricing,
+            tier=row.tier,  # type: ignore[arg-type]
             as_of=row.as_of,
             source=row.source,
+            superseded_by=row.superseded_by,
             recorded_at=row.recorded_at,
         )
         for row in rows

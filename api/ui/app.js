@@ -677,6 +677,7 @@ const SORTS = {
   monthly: (option) => option.cost?.monthly ?? null,
   unit: (option, kind) => option.cost?.[(KIND_COST[kind] ?? KIND_COST.inference)[0]] ?? null,
   atLoad: (option, kind, workload) => atLoadCost(option, workload),
+  priceAge: (option) => option.offer?.age_days ?? null,
 };
 
 function sortedOptions(options, kind, workload) {
@@ -735,6 +736,7 @@ function optionColumns(kind, withLoad) {
     ["unit", costLabel, "unit"],
     ...(withLoad ? [["atLoad", kind === "image_generation" ? "col.atLoadImages" : "col.atLoadTokens", "atLoad"]] : []),
     ["pricing", "col.pricing", null],
+    ["priceAge", "col.priceAge", "priceAge"],
   ];
 }
 
@@ -786,7 +788,7 @@ function renderOptions(options, kind, currency, workload) {
     const offer = option.offer;
     const pricing = offer
       ? [
-          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
+          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}${offer.tier ? ` · ${t(`tier.${offer.tier}`)}` : ""}` }),
           h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
         ]
       : [t("pricing.none")];
@@ -840,6 +842,17 @@ function renderOptions(options, kind, currency, workload) {
       unit: h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
       atLoad: h("td", { class: "num cost-at-load", text: atLoad === null ? t("atLoad.same") : money(atLoad, optionCurrency) }),
       pricing: h("td", { class: "stack" }, pricing),
+      // An old price is information beside the option, not a reason it ranks lower.
+      priceAge: h(
+        "td",
+        { class: `num price-age${option.cost?.stale_price ? " stale" : ""}` },
+        offer
+          ? [
+              h("span", { text: t("priceAge.days", { days: offer.age_days }) }),
+              ...(option.cost?.stale_price ? [h("span", { class: "sub", text: t("priceAge.old") })] : []),
+            ]
+          : [t("spec.notAvailable")],
+      ),
     };
     for (const [id] of columns) if (id !== "gpu" && id !== "rank") cells[id].dataset.label = label(id);
     return [

@@ -70,7 +70,7 @@ def _common_notes(plan: Plan, gpu: Gpu, rental: Rental | None) -> tuple[tuple[st
     if rental is not None:
         offer = rental.offer
         days = rental.age_days(plan.today)
-        if days > PRICE_AGE_WARNING_DAYS:
+        if days > min(PRICE_AGE_WARNING_DAYS, plan.price_max_age_days):
             warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
         provider = plan.catalog.provider(offer.provider)
         reasons.append(
@@ -153,6 +153,7 @@ def build_option(
             as_of=rental.offer.as_of,
             age_days=rental.age_days(plan.today),
             source=rental.offer.source,
+            tier=rental.offer.tier,
         ),
         cost=cost,
         memory=candidate.memory,

@@ -45,7 +45,7 @@ class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
         Objective,
         msgspec.Meta(
             description="balanced: the cheapest way to meet the need first, then maturity, headroom and scaling. "
-            "cost: the lowest cost of meeting the need carries 80% of the score. "
+            "cost: the cheapest way to meet the need first, the score (80% of it cost) breaking ties. "
             "speed: the fastest configuration among those that meet the targets."
         ),
     ] = "balanced"

@@ -197,8 +197,12 @@ def rank(
         # breaks ties.
         cost = needs[i] if needs[i] is not None else math.inf
         stale = costs[i] is not None and costs[i].stale_price  # type: ignore[union-attr]
-        # Options priced with an offer too old to trust come after the fresh ones.
-        return (bool(candidates[i].unmet), bool(stale), -totals[i], cost, candidates[i].gpu.id)
+        # An old price is information (a warning, a sentence in the summary), not a penalty: it only breaks a tie
+        # between options the objective cannot tell apart. Under `cost` the objective is the cost of meeting the
+        # need itself, so it orders the options and the score (software, headroom) breaks ties.
+        if objective == "cost":
+            return (bool(candidates[i].unmet), cost, bool(stale), -totals[i], candidates[i].gpu.id)
+        return (bool(candidates[i].unmet), -totals[i], bool(stale), cost, candidates[i].gpu.id)
 
     order = sorted(range(len(candidates)), key=order_key)
     options = []

@@ -1,4 +1,4 @@
-"""Old prices are shown but flagged and ranked last; a user's own price replaces the catalog's for that GPU."""
+"""Old prices are shown and flagged (their age only breaks ties); a user's own price replaces the catalog's."""
 
 from __future__ import annotations
 
@@ -34,15 +34,16 @@ def test_options_priced_with_old_offers_say_so_and_requirements_count_them(refer
     assert fresh.requirements.stale_offers == 0 and not any(o.cost.stale_price for o in fresh.options if o.cost)
 
 
-def test_a_fresh_price_ranks_before_old_ones_and_is_stated(reference: Catalog) -> None:
-    # L40S at the user's negotiated 5 USD is dearer than every catalog price, but the only current one.
-    answer = recommend(reference, {"workload": LLAMA_8B, "constraints": {"prices": {"L40S": 5.0}}})
-    best = answer.options[0]
-    assert best.gpu.id == "l40s" and best.offer is not None and best.offer.usd_per_gpu_hour == 5.0
-    assert best.cost is not None and not best.cost.stale_price
-    price = next(a for a in best.assumptions if a.name == "price")
+def test_a_fresh_price_is_stated_and_ranked_by_the_objective_not_its_age(reference: Catalog) -> None:
+    # L40S at the user's negotiated 5 USD is dearer than every catalog price: being current does not lift it.
+    answer = recommend(reference, {"workload": LLAMA_8B, "constraints": {"prices": {"L40S": 5.0}}, "limit": 50})
+    mine = next(o for o in answer.options if o.gpu.id == "l40s")
+    assert mine.offer is not None and mine.offer.usd_per_gpu_hour == 5.0
+    assert mine.cost is not None and not mine.cost.stale_price
+    price = next(a for a in mine.assumptions if a.name == "price")
     assert "5 USD per GPU-hour for l40s" in price.value and price.source == "your price (constraints.prices)"
-    assert all(o.cost.stale_price for o in answer.options[1:] if o.cost)
+    met = [o.score for o in answer.options if o.meets_targets]
+    assert met == sorted(met, reverse=True)
 
 
 def test_a_user_price_makes_an_unrented_gpu_an_option(reference: Catalog) -> None:
