@@ -28,12 +28,12 @@ from api.services import Services
 from api.storable_text import STORABLE_PATTERN
 from api.storage.database import DATABASE_ERRORS
 from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
-from domain.catalog import Offer
+from domain.catalog import SLUG_PATTERN, Offer
 
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
-ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
+ID_PATTERN = SLUG_PATTERN
 OFFER_ID = Annotated[
     str,
     Parameter(

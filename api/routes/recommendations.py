@@ -15,6 +15,7 @@ from litestar.params import Body, Parameter
 
 from api import example_responses, examples
 from api.http.json_response import EncodedJSON
+from api.http.patterns import END
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
@@ -28,7 +29,7 @@ from domain.planning import RecommendationRequest, prepare, rank, recommendation
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
-ID_PATTERN = r"^rec_[0-9a-f]{24}$"
+ID_PATTERN = r"^rec_[0-9a-f]{24}" + END
 STORED_HEADER = "X-Recommendation-Stored"
 _encoder = msgspec.json.Encoder()
 
