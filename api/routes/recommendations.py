@@ -113,7 +113,9 @@ async def create_recommendation(
                 body = _encoder.encode(stored)
         elif outcome != "stored":
             headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
-        await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
+        if outcome in ("stored", "existing"):
+            # Only what the database acknowledged is cached: a cached id outlives this process, a waiting one may not.
+            await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return EncodedJSON(body, headers)
 
 
@@ -160,7 +162,8 @@ async def get_recommendation(
         if stored is None:
             raise not_found("recommendation", recommendation_id, [])
         body = _encoder.encode(stored)
-        await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+        if not services.recommendations.waiting(recommendation_id):
+            await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
     return EncodedJSON(body)
 
 
