@@ -77,14 +77,14 @@ class Spool:
             if self._journal is None:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 path = self.folder / self._name()
-                handle = path.open("ab")
-                fcntl.flock(handle, fcntl.LOCK_EX)
+                opened: IO[bytes] = path.open("ab")
+                fcntl.flock(opened, fcntl.LOCK_EX)
                 _sync_folder(self.folder)
-                self._journal = (path, handle)
-            handle = self._journal[1]
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+                self._journal = (path, opened)
+            journal = self._journal[1]
+            journal.write(data)
+            journal.flush()
+            os.fsync(journal.fileno())
         return data.count(b"\n")
 
     def discard_journal(self) -> None:
