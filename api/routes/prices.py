@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from api import examples
 from api.catalog_view import offer_read
-from api.catalog_writes import commit_change
+from api.catalog_writes import apply_change, commit_change
 from api.http.auth import SECURITY, require_api_key
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
@@ -27,7 +27,7 @@ from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistor
 from api.services import Services
 from api.storable_text import STORABLE_PATTERN
 from api.storage.database import DATABASE_ERRORS
-from api.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
+from api.storage.offer_repository import OfferChange, WriteReport, offer_exists, offer_history, write_offers
 from domain.catalog import SLUG_PATTERN, Offer
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,12 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
     # The snapshot served here, when it came from the database, lets the write skip reading the catalog back.
     current = services.view.catalog if services.view.source == "database" else None
+    writer = services.offer_writer
+    if writer is not None:
+        change = OfferChange(upserts, deletes, actor)
+        return await apply_change(
+            services, lambda: writer.write(change, current), lambda report: report.changed, lambda r: r.catalog
+        )
 
     async def work(session: AsyncSession) -> WriteReport:
         return await write_offers(session, upserts, deletes, actor=actor, current=current)
