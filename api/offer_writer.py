@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 
@@ -110,6 +111,7 @@ class OfferWriter:
             self._idle.set()
 
     async def _commit(self, batch: Sequence[_Job]) -> None:
+        started = time.perf_counter()
         try:
             reports = await self._transaction(batch)
         except (CatalogError, *DATABASE_ERRORS) as error:
@@ -125,6 +127,7 @@ class OfferWriter:
             for _, _, future in batch:
                 _settle(future, error=error)
             raise
+        log.debug("committed %d offer changes in %.0f ms", len(batch), (time.perf_counter() - started) * 1000)
         for (_, _, future), report in zip(batch, reports, strict=True):
             _settle(future, report=report)
 
