@@ -173,6 +173,8 @@ def csv_rows(text: str) -> list[Row]:
             message = f"unterminated quote: a quoted cell of the row starting on line {line} is never closed"
             raise RowErrors([_error(line, "body", message)]) from None
         raise RowErrors([_error(reader.line_num, "body", f"not CSV: {error}")]) from None
+    if header is None:
+        _header([], 1)  # nothing but blank lines: every required column is missing
     return rows
 
 

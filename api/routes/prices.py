@@ -153,6 +153,8 @@ class _BulkOperation(Operation):
                     schema=Schema(
                         type=OpenAPIType.OBJECT,
                         required=["offers"],
+                        # Strict like every other body: another top-level field is refused, not ignored.
+                        additional_properties=False,
                         properties={
                             "offers": Schema(
                                 type=OpenAPIType.ARRAY,
