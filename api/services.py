@@ -17,6 +17,7 @@ from api.catalog_sync import CatalogSync
 from api.catalog_view import CatalogView
 from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
+from api.offer_writer import OfferWriter
 from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings
@@ -44,6 +45,8 @@ class Services:
             capacity=settings.pending_capacity,
             spool=Path(settings.pending_spool_dir) if settings.pending_spool_dir else None,
         )
+        # PostgreSQL: offer writes are coalesced on a thread of their own (see offer_writer.py).
+        self.offer_writer = OfferWriter(settings.database_url) if engine.dialect.name == "postgresql" else None
         self.rate_limiter: RateLimiter | None = None
         self._reload_lock = asyncio.Lock()
         self.sync = CatalogSync(
@@ -76,6 +79,8 @@ class Services:
         _publish(services.view)
         services.sync.start()
         services.recommendations.start()
+        if services.offer_writer is not None:
+            services.offer_writer.start()
         return services
 
     @property
@@ -123,6 +128,8 @@ class Services:
         return True
 
     async def close(self) -> None:
+        if self.offer_writer is not None:
+            await self.offer_writer.close()
         await self.sync.stop()
         await self.recommendations.close()
         await self.cache.close()

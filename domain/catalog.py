@@ -15,7 +15,10 @@ Positive = Annotated[float, msgspec.Meta(gt=0)]
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
 NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 Text = Annotated[str, msgspec.Meta(min_length=1)]
-Slug = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
+# `(?!\n)$` is the end of input both to Python (whose bare `$` also matches before a final newline) and to ECMA-262,
+# the dialect the published schema states.
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9.\-]*(?!\n)$"
+Slug = Annotated[str, msgspec.Meta(pattern=SLUG_PATTERN, max_length=64)]
 Sources = Annotated[tuple[Text, ...], msgspec.Meta(min_length=1)]
 
 Vendor = Literal["nvidia", "amd", "intel", "huawei"]
@@ -261,7 +264,7 @@ class CatalogError(ValueError):
         super().__init__("invalid catalog data:\n  " + "\n  ".join(self.problems))
 
 
-# Longer input is no name anyone typed; fuzzy matching it would only cost time.
+# Longer input is no name anyone typed (fuzzy matching it would only cost time), and no name column holds more.
 MAX_NAME_LENGTH = 200
 
 
@@ -467,6 +470,9 @@ def _index(kind: str, records: Sequence[R], problems: list[str]) -> dict[str, R]
 def _alias_index(kind: str, records: Sequence[Any], problems: list[str]) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for record in records:
+        if len(record.name) > MAX_NAME_LENGTH:
+            # Every store's name column holds this many characters: a longer name fits one store and not another.
+            problems.append(f"{kind} {record.id!r}: name longer than {MAX_NAME_LENGTH} characters")
         for name in (record.id, record.name, *record.aliases):
             key = lookup_key(name)
             if not key:

@@ -190,7 +190,10 @@ async def test_a_bad_row_rejects_the_whole_file_naming_every_bad_row(admin: Clie
         ("{not json", "application/json", "body"),
         # Found by the long contract run: a bare CR inside the header was a 500.
         ("id,pro\rvider,gpu\n", "text/csv", "pro"),
-        ('id,provider,gpu,pricing,usd_per_gpu_hour,as_of,source\n"x,y\n', "text/csv", "provider"),
+        # An unterminated quote swallowed the rest of the file into one cell and was reported as a missing value.
+        ('id,provider,gpu,pricing,usd_per_gpu_hour,as_of,source\n"x,y\n', "text/csv", "body"),
+        ("id,provider,gpu,pricing,usd_per_gpu_hour,as_of,source,gpu\n", "text/csv", "gpu"),
+        ('{"offers": [], "dry_run": true}', "application/json", "dry_run"),
     ],
 )
 async def test_malformed_files_are_400(admin: Client, content: str, content_type: str, field: str) -> None:
