@@ -127,7 +127,9 @@ async def _check_bodies(app: Litestar, client: Client, headers: dict[str, str]) 
     spec = (await client.get("/schema/openapi.json")).json()
     checked: set[str] = set()
     handlers = {
-        (re.sub(r":\w+}", "}", route.path), method): handler for route in app.routes for method, handler in _handlers(route)
+        (re.sub(r":\w+}", "}", route.path), method): handler
+        for route in app.routes
+        for method, handler in _handlers(route)
     }
     for method, path, operation in _operations(spec):
         handler = handlers.get((path, method))
@@ -146,9 +148,7 @@ async def _check_bodies(app: Litestar, client: Client, headers: dict[str, str]) 
                 if not values or value not in values:
                     continue
                 url = path.replace("{offer_id}", "new-offer").replace("{model_id}", "new-model")
-                response = await client.request(
-                    method, url, json=_set(example, field, value + "x"), headers=headers
-                )
+                response = await client.request(method, url, json=_set(example, field, value + "x"), headers=headers)
                 if response.status_code in (401, 403):
                     pytest.fail(f"{path}: the enum check ran after authorisation: {response.text}")
                 assert response.status_code == 400, (path, field, response.text)
