@@ -32,7 +32,7 @@ def _choose_variant(members: list[msgspec.inspect.Type], document: Any) -> list[
     """The variant of a tagged union the document names by its tag, when it names one; else every member."""
     if not isinstance(document, dict):
         return members
-    chosen = [
+    chosen: list[msgspec.inspect.Type] = [
         member
         for member in members
         if isinstance(member, msgspec.inspect.StructType)
@@ -61,8 +61,8 @@ def _step(info: msgspec.inspect.Type, segment: str, document: Any) -> list[tuple
                 | msgspec.inspect.VarTupleType,
             ):
                 reached.append((member.item_type, item))
-            elif isinstance(member, msgspec.inspect.TupleType) and index < len(member.types):
-                reached.append((member.types[index], item))
+            elif isinstance(member, msgspec.inspect.TupleType) and index < len(member.item_types):
+                reached.append((member.item_types[index], item))
         elif isinstance(member, msgspec.inspect.DictType):
             value = document.get(segment, _NO_DOCUMENT) if isinstance(document, dict) else _NO_DOCUMENT
             reached.append((member.value_type, value))
