@@ -60,7 +60,8 @@ def _is_hf_config(document: dict[str, Any]) -> bool:
     """A config.json rather than the request's own figures: it has keys every config.json has and no request does."""
     from domain.workloads import CustomModel
 
-    config_only = {"model_type", "architectures", "num_hidden_layers", "text_config"} - set(CustomModel.__struct_fields__)
+    config_only = {"model_type", "architectures", "num_hidden_layers", "text_config"}
+    config_only -= set(CustomModel.__struct_fields__)
     return "hf_config" not in document and bool(config_only & document.keys())
 
 

@@ -108,17 +108,22 @@ async def test_version(cli: CliRunner) -> None:
     assert re.fullmatch(r"gpu-advisor \d+\.\d+\.\d+\S*\n", out), out
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=[path.stem for path in CONFIGS])
-async def test_custom_model_takes_a_config_json_as_it_is(cli: CliRunner, config: Path, tmp_path: Path) -> None:
-    # What Hugging Face ships: the fixture plus the keys every config.json carries and no request field has.
+def shipped(config: Path, folder: Path) -> tuple[Path, dict[str, object]]:
+    """The fixture as Hugging Face ships it: plus keys every config.json carries and no request field has."""
     document = json.loads(config.read_text()) | {
         "architectures": ["SomeForCausalLM"],
         "transformers_version": "4.57.1",
         "_name_or_path": f"example/{config.stem}",
         "initializer_range": 0.02,
     }
-    path = tmp_path / "config.json"
+    path = folder / "config.json"
     path.write_text(json.dumps(document))
+    return path, document
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[path.stem for path in CONFIGS])
+async def test_custom_model_takes_a_config_json_as_it_is(cli: CliRunner, config: Path, tmp_path: Path) -> None:
+    path, document = shipped(config, tmp_path)
     answer = json.loads(await run(cli, ["recommend", "--custom-model", str(path), "--limit", "1", "--json"]))
     assert answer["options"] or answer["excluded"], answer
     inline = json.loads(await run(cli, ["recommend", "--custom-model", json.dumps(document), "--limit", "1", "--json"]))
