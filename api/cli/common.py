@@ -62,7 +62,7 @@ class CommaList(click.ParamType):
 class OneOf(click.Choice):
     """A choice whose error names the closest valid value; a long list of choices is named in the help instead."""
 
-    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str | None:
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
         metavar = super().get_metavar(param, ctx)
         # Click writes the metavar beside the option unwrapped: a long one would push the help past 80 columns.
         if metavar is not None and len(metavar) > 40 and param.name:
