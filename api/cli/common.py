@@ -206,11 +206,14 @@ def _decode(document: dict[str, Any], target: Any, renames: Mapping[str, str] | 
     try:
         return msgspec.convert(document, target)
     except msgspec.ValidationError as error:
+        from api.http.allowed_values import allowed_values, teach
+
         text = str(error)
         found = _AT_FIELD.search(text)
         message = re.sub(r"^Expected `\w+`,? (?:that's )?", "must be ", text.split(" - at `$")[0])
         if found is None:
             raise InputError(message) from None
+        message, _ = teach(message, allowed_values(target, found.group(1), document))
         raise _rejected(found.group(1), message, renames or {}) from None
 
 

@@ -146,3 +146,8 @@ async def test_an_unreachable_database_is_one_readable_line(cli: CliRunner, monk
         out = await run(cli, command, exit_code=1)
         assert "cannot reach the database at 127.0.0.1" in out and "DATABASE_URL" in out, (command, out)
         assert "secret" not in out and "Traceback" not in out and len(out.strip().splitlines()) == 1, (command, out)
+
+
+async def test_an_enum_option_lists_its_values(cli: CliRunner) -> None:
+    out = await run(cli, ["recommend", "--model", "llama-3.1-8b", "--precision", "bf61"], exit_code=2)
+    assert "--precision: 'bf61' is not one of" in out and "fp8" in out and "did you mean bf16?" in out, out
