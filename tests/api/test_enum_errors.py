@@ -170,3 +170,25 @@ def test_chat_tools_list_the_allowed_values_too() -> None:
         TOOLS_BY_NAME["recommend_gpus"].decode({"workload": {"kind": "inferance", "model": "llama-3.1-8b"}})
     with pytest.raises(ToolError, match=r"did you mean spot\?"):
         TOOLS_BY_NAME["find_gpu_prices"].decode({"pricing": "spott"})
+
+
+async def test_an_imported_row_with_a_misspelt_pricing_lists_the_pricing_models(seeded_sqlite_url: str) -> None:
+    import csv
+    import io
+
+    from api.offer_import import CSV_COLUMNS
+
+    row = {"id": "x-1", "provider": "digitalocean", "gpu": "h200", "pricing": "ondemand",
+           "usd_per_gpu_hour": 1, "as_of": "2026-11-25", "source": "s"}  # fmt: skip
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerow(row)
+    app = create_app(Settings(database_url=seeded_sqlite_url, rate_limit_per_minute=0, api_keys=("enum-test",)))
+    async with AsyncTestClient(app=app) as client:
+        headers = {"x-api-key": "enum-test", "content-type": "text/csv"}
+        # Refused before anything is written: the shared database stays as it was.
+        found = await problem(client, "POST", "/v1/admin/offers:bulk", content=text.getvalue(), headers=headers)
+    error = found["errors"][0]
+    assert error["line"] == 2 and error["field"] == "pricing", error
+    assert "on_demand" in error["allowed"] and error["suggestions"] == ["on_demand"], error
