@@ -11,7 +11,6 @@ from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
@@ -39,6 +38,7 @@ from api.routes import (
     models_admin,
     prices,
     recommendations,
+    schema_ui,
     tco,
     tools,
     ui,
@@ -120,6 +120,7 @@ def create_app(settings: Settings) -> Litestar:
             *tools.ROUTES,
             *mcp.ROUTES,
             *ui.ROUTES,
+            *schema_ui.ROUTES,
         ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         lifespan=[lifespan],
@@ -139,7 +140,7 @@ def create_app(settings: Settings) -> Litestar:
             version=API_VERSION,
             description=DESCRIPTION,
             path="/schema",
-            render_plugins=[ScalarRenderPlugin()],
+            render_plugins=[schema_ui.render_plugin()],
             use_handler_docstrings=False,
             servers=[Server(url="/", description="This instance")],
             components=Components(

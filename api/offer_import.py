@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from api.http.allowed_values import allowed_values, teach
 from api.http.problems import field_in_message, plain_message
 from api.json_numbers import convert_with_integral_floats
 from api.schemas import FieldError, OfferWrite
@@ -63,8 +64,13 @@ def _error(line: int, field: str, message: str) -> FieldError:
     return FieldError(field=field, message=message, line=line)
 
 
-def _field_error(error: msgspec.ValidationError, line: int) -> FieldError:
-    return _error(line, field_in_message(str(error)) or "row", plain_message(str(error)))
+def _field_error(error: msgspec.ValidationError, line: int, target: Any, row: Mapping[str, Any]) -> FieldError:
+    field = field_in_message(str(error)) or "row"
+    allowed = allowed_values(target, field, dict(row)) if field != "row" else []
+    message, meant = teach(plain_message(str(error)), allowed)
+    if message == plain_message(str(error)):
+        return _error(line, field, message)
+    return FieldError(field=field, message=message, line=line, allowed=allowed, suggestions=meant or None)
 
 
 def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: bool) -> Offer | FieldError:
@@ -83,7 +89,7 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
             else convert_with_integral_floats(present, OfferWrite)
         )
     except msgspec.ValidationError as error:
-        return _field_error(error, line)
+        return _field_error(error, line, OfferWrite, present)
     if not written.id:
         return _error(line, "id", "required")
     gpu = catalog.gpu(written.gpu)
@@ -97,7 +103,7 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
     try:
         offer = msgspec.convert(document | {"gpu": gpu.id}, Offer, strict=False)
     except msgspec.ValidationError as error:
-        return _field_error(error, line)
+        return _field_error(error, line, Offer, document)
     # Prices are stored with 4 decimals; rounding here keeps an unchanged re-import unchanged.
     return msgspec.structs.replace(offer, usd_per_gpu_hour=round(offer.usd_per_gpu_hour, 4))
 

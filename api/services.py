@@ -22,7 +22,7 @@ from api.recommendation_store import RecommendationStore
 from api.redis_link import RedisLink
 from api.settings import Settings
 from api.storage.catalog_repository import load_catalog, load_changed_offers, stored_version
-from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
+from api.storage.database import DATABASE_ERRORS, create_engine, create_session_factory, explain_database_error
 from api.storage.reference import load_reference_catalog
 from domain.catalog import Catalog, CatalogError
 from domain.estimates import ExchangeRate
@@ -73,7 +73,7 @@ class Services:
             cache = TieredCache(LocalCache(settings.local_cache_entries, backend="local-tier"), RedisCache(link))
         else:
             cache = LocalCache(settings.local_cache_entries)
-        services = cls(settings, engine, cache, await _initial_view(engine))
+        services = cls(settings, engine, cache, await _initial_view(engine, settings.database_url))
         if settings.rate_limit_per_minute > 0:
             services.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst, link)
         _publish(services.view)
@@ -136,7 +136,7 @@ class Services:
         await self.engine.dispose()
 
 
-async def _initial_view(engine: AsyncEngine) -> CatalogView:
+async def _initial_view(engine: AsyncEngine, database_url: str) -> CatalogView:
     now = datetime.now(UTC)
     try:
         async with asyncio.timeout(10.0), create_session_factory(engine)() as session:
@@ -145,7 +145,7 @@ async def _initial_view(engine: AsyncEngine) -> CatalogView:
             return CatalogView(catalog, source="database", loaded_at=now)
         log.warning("the database holds no catalog yet (run `gpu-advisor seed`); serving the reference data")
     except DATABASE_ERRORS as error:
-        log.error("could not load the catalog from the database, serving the reference data: %s", error)
+        log.error("serving the reference data: %s", explain_database_error(error, database_url))
     except CatalogError as error:
         log.error("the stored catalog is invalid, serving the reference data: %s", error)
     return CatalogView(load_reference_catalog(), source="reference", loaded_at=now)

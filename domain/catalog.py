@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -10,6 +9,8 @@ from datetime import date, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
+
+from domain.names import closest
 
 Positive = Annotated[float, msgspec.Meta(gt=0)]
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
@@ -441,12 +442,10 @@ class Catalog:
         if len(name) > MAX_NAME_LENGTH:
             return []
         aliases = self._aliases[kind]
-        matches = difflib.get_close_matches(lookup_key(name), aliases.keys(), n=limit * 3, cutoff=0.5)
-        suggestions = list(dict.fromkeys(aliases[key] for key in matches))
+        key = lookup_key(name)
+        suggestions = closest(key, aliases, limit)
         if not suggestions:
-            key = lookup_key(name)
-            suggestions = [record_id for alias, record_id in aliases.items() if key and key in alias]
-            suggestions = list(dict.fromkeys(suggestions))
+            suggestions = list(dict.fromkeys(record_id for alias, record_id in aliases.items() if key and key in alias))
         return suggestions[:limit]
 
     def _resolve(self, kind: str, by_id: Mapping[str, R], name: str) -> R | None:

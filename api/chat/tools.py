@@ -11,6 +11,8 @@ import msgspec
 
 from api.catalog_view import CatalogView, NotInCatalog, comparison_read, find_gpu, find_gpus, find_provider, offer_list
 from api.chat.tool_fields import describe_fields
+from api.http.allowed_values import allowed_values, teach
+from api.http.problems import field_in_message, plain_message
 from api.json_numbers import convert_with_integral_floats
 from api.storable_text import MESSAGE, unstorable_field
 from domain.catalog import DiffusionModel, LlmModel, Pricing
@@ -131,6 +133,11 @@ class Tool:
         try:
             return convert_with_integral_floats(arguments or {}, self.input_type)
         except msgspec.ValidationError as error:
+            text = str(error)
+            field = field_in_message(text)
+            if field is not None:
+                message, _ = teach(plain_message(text), allowed_values(self.input_type, field, arguments or {}))
+                raise ToolError(f"Invalid {field}: {message}") from None
             raise ToolError(f"Invalid arguments: {error}") from None
 
 
