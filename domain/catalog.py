@@ -24,6 +24,7 @@ Pricing = Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_b
 PRICING_MODELS: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block")
 LinkKind = Literal["nvswitch", "nvlink", "nvlink_bridge", "infinity_fabric", "ethernet", "hccs", "pcie"]
 Confidence = Literal["datasheet", "low"]
+Tier = Literal["community", "secure"]
 
 
 class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -152,6 +153,8 @@ class Offer(Record, kw_only=True, frozen=True):
     ram_gb: Positive | None = None
     bare_metal: bool | None = None
     region: str | None = None
+    # Where a provider sells one GPU in two tiers (RunPod's Community and Secure Cloud), which one this price is for.
+    tier: Tier | None = None
     as_of: date
     source: Text
     notes: str = ""
