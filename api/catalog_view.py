@@ -75,6 +75,7 @@ def offer_read(offer: Offer, today: date) -> OfferRead:
         ram_gb=offer.ram_gb,
         bare_metal=offer.bare_metal,
         region=offer.region,
+        tier=offer.tier,
         as_of=offer.as_of,
         age_days=offer.age_days(today),
         source=offer.source,

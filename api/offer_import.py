@@ -29,6 +29,7 @@ CSV_COLUMNS = (
     "ram_gb",
     "bare_metal",
     "region",
+    "tier",
     "as_of",
     "source",
     "notes",

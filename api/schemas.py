@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from domain.catalog import Confidence, Ecosystem, LinkKind, Pricing, Vendor
+from domain.catalog import Confidence, Ecosystem, LinkKind, Pricing, Tier, Vendor
 from domain.estimates import Lang
 
 
@@ -236,6 +236,7 @@ class OfferRead(Wire):
     ram_gb: float | None
     bare_metal: bool | None
     region: str | None
+    tier: Tier | None
     as_of: date
     age_days: int
     source: str
@@ -260,6 +261,8 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     ram_gb: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     bare_metal: bool | None = None
     region: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    # Which of a provider's two tiers (RunPod's community or secure cloud) the price is for; null where it sells one.
+    tier: Tier | None = None
     as_of: date
     age_days: int | None = None
     source: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]

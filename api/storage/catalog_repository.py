@@ -93,6 +93,7 @@ def offer_from_row(row: Any) -> dict[str, Any]:
         "ram_gb": row.ram_gb,
         "bare_metal": row.bare_metal,
         "region": row.region,
+        "tier": row.tier,
         "as_of": row.as_of,
         "source": row.source,
         "notes": row.notes,

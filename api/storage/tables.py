@@ -107,6 +107,7 @@ class OfferRow(Base):
     ram_gb: Mapped[float | None] = mapped_column(Float)
     bare_metal: Mapped[bool | None]
     region: Mapped[str | None] = mapped_column(String(120))
+    tier: Mapped[str | None] = mapped_column(String(16))
     as_of: Mapped[date] = mapped_column(Date)
     source: Mapped[str] = mapped_column(Text)
     notes: Mapped[str] = mapped_column(Text, default="")

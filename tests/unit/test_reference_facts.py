@@ -135,7 +135,8 @@ def test_low_confidence_skus_say_so(reference: Catalog) -> None:
 
 
 def test_digitalocean_rows_are_the_ones_its_page_lists(reference: Catalog) -> None:
-    prices = {"mi300x": 1.99, "h100-sxm": 3.39, "rtx-6000-ada": 1.89, "rtx-4000-ada": 0.76, "l40s": 1.57}
+    # The 1-GPU MI300X Droplet is 2.59 in the API list of 2026-10-07; the 2025 RTX 6000 Ada price is too old to ship.
+    prices = {"mi300x": 2.59, "h100-sxm": 3.39, "rtx-4000-ada": 0.76, "l40s": 1.57}
     offers = {
         o.gpu: o
         for o in reference.offers
