@@ -221,6 +221,14 @@ class ProviderList(Wire):
     total: int
 
 
+TIER_DESCRIPTION = (
+    "Which of a provider's two clouds sells it, where it sells both at different prices: `community` (hosts run by "
+    "third parties, e.g. RunPod Community Cloud) or `secure` (the provider's own data centres); null where the "
+    "provider has one tier. Part of what makes two offers the same thing to rent."
+)
+TierField = Annotated[Tier | None, msgspec.Meta(description=TIER_DESCRIPTION)]
+
+
 class OfferRead(Wire):
     """A rentable configuration at a dated, sourced price."""
 
@@ -236,7 +244,7 @@ class OfferRead(Wire):
     ram_gb: float | None
     bare_metal: bool | None
     region: str | None
-    tier: Tier | None
+    tier: TierField
     as_of: date
     age_days: int
     source: str
@@ -261,8 +269,7 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     ram_gb: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     bare_metal: bool | None = None
     region: Annotated[str, msgspec.Meta(max_length=120)] | None = None
-    # Which of a provider's two tiers (RunPod's community or secure cloud) the price is for; null where it sells one.
-    tier: Tier | None = None
+    tier: TierField = None
     as_of: date
     age_days: int | None = None
     source: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]

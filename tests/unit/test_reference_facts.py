@@ -63,7 +63,7 @@ def test_dense_tensor_figures(reference: Catalog, gpu_id: str, field: str, expec
         ("h200-nvl", 141, "HBM3e", 4800),
         ("mi300x", 192, "HBM3", 5300),
         ("mi325x", 256, "HBM3e", 6000),
-        ("b200", 180, "HBM3e", 8000),
+        ("b200", 180, "HBM3e", 7700),
     ],
 )
 def test_memory_facts(reference: Catalog, gpu_id: str, memory_gb: float, memory_type: str, bandwidth: float) -> None:
