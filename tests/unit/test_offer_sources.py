@@ -57,6 +57,7 @@ LAMBDA = (
     "raw.githubusercontent.com/api-evangelist/lambda-labs/refs/heads/main/pl"
     "ans/lambda-labs-plans-pricing.yml (lambda.ai/instances read 2026-09-20)"
 )
+LANTERN = "huggingface.co/datasets/lanternworks/gpu-cloud-prices (verda.com/pricing, 2026-10-29)"
 MITHRIL = (
     "raw.githubusercontent.com/api-evangelist/mithril/refs/heads/main/p"
     "lans/mithril-plans-pricing.yml (mithril.ai/pricing read 2026-09-20)"
@@ -64,10 +65,12 @@ MITHRIL = (
 MODAL = "techbytes.app/posts/serverless-gpu-pricing-matrix-modal-replicate-lambda-2026 (prices verified 2026-05-07)"
 OCI = "oraclelicensingexperts.com 2026-04"
 OPSLYFT = "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)"
-RUNPOD_AE = (
-    "raw.githubusercontent.com/api-evangelist/runpod/refs/heads/main/p"
-    "lans/runpod-plans-pricing.yml (runpod.io/pricing read 2026-10-07)"
+PRIVUM = "huggingface.co/datasets/privum/ai-compute-prices (runpod, 2026-08-19)"
+QUBRID = (
+    "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/p"
+    "lans/qubrid-ai-plans-pricing.yml (qubrid.com/pricing read 2026-09-20)"
 )
+SCREENER = "raw.githubusercontent.com/renshuBTC/compute-screener/main/data/gpu_providers_latest.csv (read 2026-10-24)"
 SILY = (
     "raw.githubusercontent.com/tgarg01/silybench-data/main/deri"
     "ved/csv/gpu_prices.csv (provider pages checked 2026-09-25)"
@@ -408,7 +411,25 @@ CHECKED = [
         "2026-09-25",
         'runpod,RTX4090-24GB,on-demand,0.34,1,"RTX 4090, Community Cloud"',
     ),
-    Check("runpod-b300-on-demand", "7.89", 1, RUNPOD_AE, "2026-10-07", "Pods - B300 price_text: $ 7.89 /hr"),
+    Check(
+        "runpod-b300-on-demand",
+        "7.89",
+        1,
+        PRIVUM,
+        "2026-08-19",
+        "2026-08-19 | runpod | B300 | B300 | 288 | secure | 7.89",
+    ),
+    Check(
+        "runpod-b300-on-demand-community",
+        "6.94",
+        1,
+        PRIVUM,
+        "2026-08-19",
+        "2026-08-19 | runpod | B300 | B300 | 288 | community | 6.94",
+    ),
+    Check(
+        "runpod-a40-on-demand", "0.44", 1, PRIVUM, "2026-08-19", "2026-08-19 | runpod | A40 | A40 | 48 | secure | 0.44"
+    ),
     Check("nebius-h100-sxm-on-demand", "3.85", 1, SILY, "2026-09-25", "nebius,H100-80GB,on-demand,3.85,1,HGX H100"),
     Check("nebius-h200-on-demand", "4.5", 1, SILY, "2026-09-25", "nebius,H200-141GB,on-demand,4.5,1,HGX H200"),
     Check("nebius-b200-on-demand", "7.15", 1, SILY, "2026-09-25", "nebius,B200-180GB,on-demand,7.15,1,HGX B200"),
@@ -635,6 +656,65 @@ CHECKED = [
         MITHRIL,
         "2026-09-20",
         "H100 SXM5 (8 GPUs, 168 vCPUs, 1,814 GB RAM, 12,500 GB disk) price_text: $12.03 instance/hr",
+    ),
+    Check(
+        "verda-rtx-a6000-on-demand",
+        "0.82",
+        1,
+        LANTERN,
+        "2026-10-29",
+        "Verda (formerly DataCrunch)|RTX A6000|On-demand instance (1x GPU)|48|1 |"
+        " https://verda.com/pricing | ranked | On-demand instance (1x GPU) | 0.82",
+    ),
+    Check(
+        "verda-l40s-spot",
+        "0.941",
+        1,
+        LANTERN,
+        "2026-10-29",
+        "Verda (formerly DataCrunch)|L40S|Spot instance (1x GPU)|48|1 |"
+        " https://verda.com/pricing | ranked | Spot instance (1x GPU) | 0.941",
+    ),
+    Check(
+        "together-h100-sxm-on-demand",
+        "3.99",
+        1,
+        SCREENER,
+        "2026-10-24",
+        "H100,Together AI,3.99,1,observed,2026-10-24T17:47:53Z",
+    ),
+    Check(
+        "together-h200-on-demand",
+        "5.99",
+        1,
+        SCREENER,
+        "2026-10-24",
+        "H200,Together AI,5.99,1,observed,2026-10-24T17:47:53Z",
+    ),
+    Check(
+        "qubrid-b200-reserved-1y",
+        "297840",
+        70080,
+        QUBRID,
+        "2026-09-20",
+        "NVIDIA B200 180GB 8-GPU SXM Server price_text: $297,840 price: 297840 currency: USD period: year unit: server",
+    ),
+    Check(
+        "qubrid-b300-reserved-1y",
+        "389400",
+        70080,
+        QUBRID,
+        "2026-09-20",
+        "NVIDIA B300 288GB 8-GPU Bare Metal Server price_text: $389,400 price: 389400"
+        " currency: USD period: year unit: server",
+    ),
+    Check(
+        "qubrid-h200-reserved-1y",
+        "210240",
+        70080,
+        QUBRID,
+        "2026-09-20",
+        "NVIDIA H200 141GB 8-GPU SXM Server price_text: $210,240 price: 210240 currency: USD period: year unit: server",
     ),
     Check("spheron-gb200-on-demand", "9.08", 2, SPHERON, "2026-03-17", "GB200 Superchips at $9.08/hr per Superchip"),
 ]
