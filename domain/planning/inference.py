@@ -39,10 +39,10 @@ class Copy:
         self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
         workload = sizing.workload
         engine = ENGINES[workload.engine]
-        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
-        if max_batch is not None:
-            caps.append(max_batch)
-        self.capacity = min(caps)
+        # A request's own cap replaces the engine's default, above it too (throughput runs hold thousands of
+        # sequences per copy): the launch command sets the engine's flag to it. Memory still bounds both.
+        cap = max_batch if max_batch is not None else engine.batch_cap(gpu)
+        self.capacity = min(self.memory.max_concurrency, cap)
         self.gpus = self.layout.gpus
         self.speed = InstanceSpeed(
             sizing.model,

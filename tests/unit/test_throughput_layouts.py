@@ -1,4 +1,4 @@
-"""Pipeline stages overlap under continuous batching: micro-batches in flight, prefills shared by the stages."""
+"""Throughput layouts: pipeline stages that overlap under continuous batching, and batch caps above the default."""
 
 from __future__ import annotations
 
@@ -67,3 +67,16 @@ def test_prefills_are_shared_by_every_stage(reference: Catalog) -> None:
     flat = InstanceSpeed(model, h200, "fp8", "fp8", Layout(tensor=8), 4096, 256)
     # The GPU time a prompt takes from the decodes is spread over all eight GPUs in both layouts.
     assert piped.prefill("expected")[1] == pytest.approx(flat.prefill("expected")[1], rel=0.35)
+
+
+def test_max_batch_may_exceed_the_engines_default(reference: Catalog) -> None:
+    # Tuned throughput runs hold thousands of sequences per copy, above vLLM's default max_num_seqs.
+    workload = InferenceWorkload(model="llama-3.1-8b", precision="fp8", input_tokens=128, output_tokens=128)
+    default = run_estimate(reference, workload, "h100-sxm", 1)
+    raised = run_estimate(reference, workload, "h100-sxm", 1, max_batch=2048)
+    assert default.performance is not None and raised.performance is not None
+    assert default.performance.concurrency is not None and raised.performance.concurrency is not None
+    assert raised.performance.concurrency.expected > default.performance.concurrency.expected
+    assert raised.launch is not None and f"--max-num-seqs {raised.performance.concurrency.expected:g}" in (
+        raised.launch.command
+    )
