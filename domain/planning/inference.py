@@ -10,7 +10,6 @@ from domain.efficiency import SCENARIOS
 from domain.engines import ENGINES
 from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
 from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.planning.accuracy import MIN_SPREAD
 from domain.planning.inference_text import describe_inference
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
@@ -26,6 +25,9 @@ from domain.planning.rentals import (
 from domain.pricing import Rental, can_host
 from domain.serving import InstanceSpeed, Layout, ServingPoint
 from domain.workloads import InferenceWorkload
+
+# Layouts whose throughputs differ by less than the narrowest band any estimate gets are a tie.
+THROUGHPUT_TIE = 0.10
 
 
 class Copy:
@@ -322,7 +324,7 @@ def _prefer_faster_among_equals(choices: list[Choice]) -> None:
     # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
     best = choices[0]
     equals = [
-        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput
+        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + THROUGHPUT_TIE) >= best.throughput
     ]
     fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
     if fastest is not best:
