@@ -26,40 +26,28 @@ class AccuracyRead(Wire):
     method: Annotated[str, msgspec.Meta(description="How the split, the cross-validation and the bands are made.")]
 
 
+_ROW = {
+    "family": "hopper",
+    "family_name": "NVIDIA Hopper",
+    "kind": "inference",
+    "regime": "le_64",
+    "sources": 2,
+    "points": 6,
+    "median_error_pct": 9.5,
+    "worst_error_pct": 21.0,
+    "band_coverage_pct": 83.3,
+    "cv_median_error_pct": 8.1,
+    "cv_worst_error_pct": 30.2,
+    "cv_band_coverage_pct": 80.0,
+    "fit_points": 40,
+    "in_sample_median_error_pct": 5.2,
+    "band_pct": 22.0,
+}
 _EXAMPLE = {
-    "items": [
-        {
-            "family": "hopper",
-            "family_name": "NVIDIA Hopper",
-            "kind": "inference",
-            "regime": "le_64",
-            "sources": 2,
-            "points": 6,
-            "median_error_pct": 9.5,
-            "worst_error_pct": 21.0,
-            "band_coverage_pct": 83.3,
-            "cv_median_error_pct": 8.1,
-            "cv_worst_error_pct": 30.2,
-            "cv_band_coverage_pct": 80.0,
-            "fit_points": 40,
-            "in_sample_median_error_pct": 5.2,
-            "band_pct": 22.0,
-        }
-    ],
+    "items": [_ROW],
     "total": 1,
     "points": 46,
-    "totals": {
-        "sources": 2,
-        "points": 6,
-        "median_error_pct": 9.5,
-        "worst_error_pct": 21.0,
-        "band_coverage_pct": 83.3,
-        "cv_median_error_pct": 8.1,
-        "cv_worst_error_pct": 30.2,
-        "cv_band_coverage_pct": 80.0,
-        "fit_points": 40,
-        "in_sample_median_error_pct": 5.2,
-    },
+    "totals": {field.name: _ROW[field.name] for field in msgspec.structs.fields(LedgerTotals)},
     "method": "Sources are split by a hash of their address ...",
 }
 
