@@ -1,21 +1,18 @@
-"""Calibration points reproduced by the model, and the ledger of its errors that sets bands and confidence."""
+"""Calibration points: public measurements with their conditions, reproduced by the model."""
 
 from __future__ import annotations
 
 import math
-import statistics
 import tomllib
 from dataclasses import dataclass
 from datetime import date
-from functools import cached_property
-from typing import Annotated, Literal
+from typing import Literal
 
 import msgspec
 
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
 from domain.efficiency import (
     COMPILED_DIFFUSION,
-    FAMILY_NAMES,
     ORT_CUDA_DIFFUSION,
     SCENARIOS,
     Family,
@@ -29,11 +26,9 @@ from domain.engine_releases import (
     fine_tuning_slowdown,
 )
 from domain.engines import ENGINES
-from domain.estimates import PerformanceEstimate, Range
 from domain.memory import InstanceShape, usable_memory_bytes
 from domain.peaks import compute_tflops
 from domain.performance import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
-from domain.planning.plan import rounded
 from domain.serving import InstanceSpeed, Layout
 
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
@@ -42,12 +37,6 @@ Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 COMPILED_ENGINES = frozenset({"tensorrt", "onnxruntime", "ort", "stable-fast"})
 # Compiled runtimes whose kernels gain less over eager than TensorRT's (COMPILED_DIFFUSION otherwise).
 COMPILED_SPEEDUP = {"onnxruntime": ORT_CUDA_DIFFUSION, "ort": ORT_CUDA_DIFFUSION}
-# Share of the calibration points a band must contain, and the narrowest band any estimate gets.
-BAND_COVERAGE = 0.80
-MIN_SPREAD = 0.10
-# Where a family has no point for a kind, the band is this wide and the estimate says it is spec-sheet.
-UNCALIBRATED_SPREAD = 0.35
-CALIBRATED_MAX_MEDIAN = 0.15
 
 
 class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
@@ -240,122 +229,3 @@ def reproduce(catalog: Catalog, point: CalibrationPoint) -> Reproduction:
             values[scenario] = _training(gpu, model, point, scenario)
     ends = (values["pessimistic"], values["optimistic"])
     return Reproduction(point, family_of(gpu), values["expected"], min(ends), max(ends))
-
-
-class LedgerRow(msgspec.Struct, kw_only=True, frozen=True):
-    """How well the model reproduces the public measurements of one GPU family and workload kind."""
-
-    family: Annotated[str, msgspec.Meta(description="GPU family id: ampere, hopper, blackwell, ada, cdna3, ...")]
-    family_name: Annotated[str, msgspec.Meta(description="The family as people name it.")]
-    kind: Annotated[Kind, msgspec.Meta(description="Workload kind.")]
-    points: Annotated[int, msgspec.Meta(description="Public measurements of this family and kind.")]
-    median_error_pct: Annotated[float, msgspec.Meta(description="Median |expected - measured| / measured, %.")]
-    worst_error_pct: Annotated[float, msgspec.Meta(description="Largest |expected - measured| / measured, %.")]
-    band_coverage_pct: Annotated[float, msgspec.Meta(description="Share of measurements inside the low-high band, %.")]
-    band_pct: Annotated[
-        float,
-        msgspec.Meta(description="Band of this row's estimates: expected / (1 + band) to expected x (1 + band), in %."),
-    ]
-
-
-@dataclass(frozen=True)
-class Ledger:
-    """The calibration ledger: rows per family and kind, and the band and confidence each one warrants."""
-
-    rows: tuple[LedgerRow, ...]
-    reproductions: tuple[Reproduction, ...]
-
-    def spread(self, family: Family, kind: str) -> float:
-        """Relative half-width of the band estimates of this family and kind get."""
-        row = self._row(family, kind)
-        return row.band_pct / 100 if row is not None else UNCALIBRATED_SPREAD
-
-    def calibrated(self, family: Family, kind: str) -> bool:
-        row = self._row(family, kind)
-        return row is not None and row.points >= 3 and row.median_error_pct <= CALIBRATED_MAX_MEDIAN * 100
-
-    def _row(self, family: Family, kind: str) -> LedgerRow | None:
-        kind = "training" if kind == "fine_tuning" and self._index.get(("fine_tuning", family)) is None else kind
-        return self._index.get((kind, family))
-
-    @cached_property
-    def _index(self) -> dict[tuple[str, str], LedgerRow]:
-        return {(row.kind, row.family): row for row in self.rows}
-
-
-def _quantile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    position = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
-    return ordered[position]
-
-
-def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
-    """Reproduce every point; per family and kind: errors, the band that holds 80% of them, its coverage."""
-    reproductions = tuple(reproduce(catalog, point) for point in points)
-    groups: dict[tuple[Kind, Family], list[Reproduction]] = {}
-    for item in reproductions:
-        groups.setdefault((item.point.kind, item.family), []).append(item)
-    rows = []
-    for (kind, family), items in sorted(groups.items()):
-        errors = [abs(item.error) for item in items]
-        # The factor around the expected value that reaches each measurement, with a little margin.
-        reach = [
-            (max(item.point.value / item.expected, item.expected / item.point.value) - 1) * 1.001 for item in items
-        ]
-        spread = max(MIN_SPREAD, _quantile(reach, BAND_COVERAGE))
-        covered = sum(1 for item in items if _in_band(item, spread))
-        rows.append(
-            LedgerRow(
-                family=family,
-                family_name=FAMILY_NAMES[family],
-                kind=kind,
-                points=len(items),
-                median_error_pct=round(100 * statistics.median(errors), 1),
-                worst_error_pct=round(100 * max(errors), 1),
-                band_coverage_pct=round(100 * covered / len(items), 1),
-                band_pct=round(100 * spread, 1),
-            )
-        )
-    return Ledger(rows=tuple(rows), reproductions=reproductions)
-
-
-def band(expected: float, low: float, high: float, spread: float) -> tuple[float, float]:
-    """The band of an estimate: the scenarios' ends, widened to expected / (1 + spread) .. expected x (1 + spread)."""
-    # A factor either way, so a wide band never reaches zero.
-    return min(low, expected / (1 + spread)), max(high, expected * (1 + spread))
-
-
-def _in_band(item: Reproduction, spread: float) -> bool:
-    low, high = band(item.expected, item.low, item.high, spread)
-    return low <= item.point.value <= high
-
-
-def widen(performance: PerformanceEstimate, spread: float) -> PerformanceEstimate:
-    """Every range of an estimate widened to the ledger's band (concurrency is a count, not an estimate)."""
-    changes = {}
-    for name in (
-        "tokens_per_second",
-        "tokens_per_second_per_gpu",
-        "ttft_ms",
-        "tpot_ms",
-        "run_hours",
-        "images_per_hour",
-    ):
-        value: Range | None = getattr(performance, name)
-        if value is None:
-            continue
-        low, high = band(value.expected, value.low, value.high, spread)
-        # An end the band leaves as it was is already rounded.
-        changes[name] = Range(
-            expected=value.expected,
-            low=value.low if low == value.low else rounded(low),
-            high=value.high if high == value.high else rounded(high),
-        )
-    return msgspec.structs.replace(performance, **changes)
-
-
-def confidence(ledger: Ledger | None, gpu: Gpu, kind: str) -> Literal["calibrated", "spec_sheet"]:
-    """Calibrated where the ledger holds enough points of this family and kind with a small median error."""
-    if ledger is not None and ledger.calibrated(family_of(gpu), kind):
-        return "calibrated"
-    return "spec_sheet"

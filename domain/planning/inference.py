@@ -11,7 +11,6 @@ from domain.engines import ENGINES
 from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
 from domain.explain import target_names
 from domain.memory import GB, InferenceMemory, compared_bytes, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.planning.accuracy import MIN_SPREAD
 from domain.planning.inference_text import describe_inference, layout_label
 from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
@@ -28,6 +27,9 @@ from domain.pricing import Rental, can_host
 from domain.serving import InstanceSpeed, Layout, ServingPoint
 from domain.workloads import InferenceWorkload
 
+# Layouts whose throughputs differ by less than the narrowest band any estimate gets are a tie.
+THROUGHPUT_TIE = 0.10
+
 
 class Copy:
     """One model copy's layout on one GPU: its memory, its batch cap, and its speed model."""
@@ -40,10 +42,10 @@ class Copy:
         self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
         workload = sizing.workload
         engine = ENGINES[workload.engine]
-        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
-        if max_batch is not None:
-            caps.append(max_batch)
-        self.capacity = min(caps)
+        # A request's own cap replaces the engine's default, above it too (throughput runs hold thousands of
+        # sequences per copy): the launch command sets the engine's flag to it. Memory still bounds both.
+        cap = max_batch if max_batch is not None else engine.batch_cap(gpu)
+        self.capacity = min(self.memory.max_concurrency, cap)
         self.gpus = self.layout.gpus
         self.speed = InstanceSpeed(
             sizing.model,
@@ -411,7 +413,7 @@ def _prefer_faster_among_equals(choices: list[Choice]) -> None:
     # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
     best = choices[0]
     equals = [
-        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput
+        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + THROUGHPUT_TIE) >= best.throughput
     ]
     fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
     if fastest is not best:

@@ -33,9 +33,9 @@ from domain.memory import (
     weights_bytes,
 )
 from domain.performance import image_tflop, training_flops_per_token
-from domain.planning.accuracy import confidence, widen
 from domain.planning.inference import smallest_copy
 from domain.planning.inference_text import memory_assumption
+from domain.planning.ledger import confidence, widen
 from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
 from domain.planning.planners import PLANNERS
 from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption

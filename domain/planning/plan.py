@@ -82,7 +82,16 @@ class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
         | None
     ) = None
     max_batch: (
-        Annotated[int, msgspec.Meta(ge=1, le=65_536, description="Cap on sequences in flight per model copy.")] | None
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Sequences in flight per model copy; replaces the engine's default cap, above it too "
+                "(the launch command sets the engine's flag).",
+            ),
+        ]
+        | None
     ) = None
 
 
