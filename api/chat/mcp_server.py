@@ -115,7 +115,13 @@ def service_context(services: Services) -> ToolContext:
     async def keep(result: Recommendation, request: RecommendationRequest) -> None:
         await services.recommendations.save(saved_recommendation(result, request, _encoder.encode(result)))
 
-    return ToolContext(view=services.view, rate=services.exchange_rate, now=datetime.now(UTC), keep=keep)
+    return ToolContext(
+        view=services.view,
+        rate=services.exchange_rate,
+        now=datetime.now(UTC),
+        keep=keep,
+        price_max_age_days=services.settings.price_max_age_days,
+    )
 
 
 def http_session_manager(server: Server[Any]) -> StreamableHTTPSessionManager:

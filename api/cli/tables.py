@@ -14,7 +14,9 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
-from domain.narrative.explain import assumption_name, money, pricing_name, target_names
+from api.cli.prose import Prose, wrap
+from domain.catalog import Pricing
+from domain.narrative.explain import assumption_name, money, parallelism_text, pricing_name, target_names
 from domain.workloads.requests import Lang
 from domain.workloads.results import Assumption, Cost, Option, PerformanceEstimate, Recommendation
 
@@ -24,12 +26,17 @@ LABELS: dict[str, tuple[str, str]] = {
     "rank": ("#", "#"),
     "gpu": ("GPU", "GPU"),
     "gpus": ("GPUs", "卡数"),
-    "layout": ("TPxPPxDP", "TPxPPxDP"),
+    "layout": ("layout", "并行布局"),
     "memory_used": ("memory used", "显存占用"),
     "throughput": ("throughput", "吞吐"),
     "per_hour": ("per hour", "每小时"),
     "per_unit": ("per unit of work", "单位成本"),
     "offer": ("provider / pricing", "供应商 / 计价"),
+    "price_age": ("price age", "价格时效"),
+    "tier_community": ("Community", "社区云"),
+    "tier_secure": ("Secure", "安全云"),
+    "price_days": ("{days} days", "{days} 天"),
+    "price_old": ("old: check it", "较旧，请核实"),
     "targets": ("targets", "目标"),
     "score": ("score", "得分"),
     "options": ("Options", "方案"),
@@ -67,6 +74,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
     "tpot": ("{tpot:,.0f} ms/token", "每 token {tpot:,.0f} 毫秒"),
     "ttft": ("first token {ttft:,.0f} ms", "首 token {ttft:,.0f} 毫秒"),
+    "per_user": ("{value:,.1f} tok/s/user", "每用户 {value:,.1f} token/秒"),
     "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
     "run_hours": ("{hours:,.1f} h", "{hours:,.1f} 小时"),
     "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
@@ -124,6 +132,9 @@ LABELS: dict[str, tuple[str, str]] = {
         "purchase {purchase}; {per_hour} per GPU-hour used",
         "购置价 {purchase}；每使用 GPU 小时 {per_hour}",
     ),
+    "purchase_dated": ("catalog price as of {as_of} ({days} days old)", "目录价格，日期 {as_of}（已有 {days} 天）"),
+    "purchase_quoted": ("your quote", "您的报价"),
+    "unlike": ("not the size bought", "与所购规格不同"),
     "year": ("year", "年"),
     "total": ("total", "合计"),
     "capex": ("capex", "购置"),
@@ -218,7 +229,10 @@ def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
     if performance.tokens_per_second:
         lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
     if performance.tpot_ms and performance.ttft_ms:
-        lines.append(label("tpot", lang, tpot=performance.tpot_ms.expected))
+        tpot = performance.tpot_ms.expected
+        lines.append(label("tpot", lang, tpot=tpot))
+        if tpot > 0:
+            lines.append(label("per_user", lang, value=1000 / tpot))
         lines.append(label("ttft", lang, ttft=performance.ttft_ms.expected))
     if performance.images_per_hour:
         lines.append(label("images", lang, value=performance.images_per_hour.expected))
@@ -251,11 +265,20 @@ def _memory(option: Option, lang: Lang) -> str:
     return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
 
 
+def priced(pricing: Pricing, tier: str | None, lang: Lang) -> str:
+    """The pricing model, with the provider's tier where it sells two."""
+    name = pricing_name(pricing, lang)
+    if tier is None:
+        return name
+    tier_name = label(f"tier_{tier}", lang)
+    return f"{name}（{tier_name}）" if lang == "zh" else f"{name} ({tier_name})"
+
+
 def _offer(option: Option, lang: Lang) -> str:
     offer = option.offer
     if offer is None:
         return "-"
-    text = f"{offer.provider}\n{pricing_name(offer.pricing, lang)}"
+    text = f"{offer.provider}\n{priced(offer.pricing, offer.tier, lang)}"
     if offer.instances > 1 or offer.gpus_per_instance > 1:
         instances = label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
         text += ("，" if lang == "zh" else ", ") + instances
@@ -264,11 +287,21 @@ def _offer(option: Option, lang: Lang) -> str:
 
 # Narrower first: no score, the layout under the GPU count, the targets under the throughput, the offer under the GPU,
 # the unit cost under the hourly one.
-_OPTION_STEPS = (Step(10), Step(3, into=2), Step(9, into=5), Step(8, into=1), Step(7, into=6))
+_OPTION_STEPS = (Step(11), Step(3, into=2), Step(10, into=5), Step(9, into=8), Step(8, into=1), Step(7, into=6))
+
+
+def _price_age(option: Option, lang: Lang) -> Text:
+    """How old the option's price is; an old one says so (it is information, not a reason it ranks lower)."""
+    if option.offer is None:
+        return Text("-")
+    days = label("price_days", lang, days=option.offer.age_days)
+    if option.cost is not None and option.cost.stale_price:
+        return Text.assemble((days, "yellow"), "\n", (label("price_old", lang), "yellow"))
+    return Text(days)
 
 
 def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
-    """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
+    """Ranked options: GPU, configuration, memory, throughput, costs, offer, its price's age, targets and score."""
     table = _table(
         (label("rank", lang), "right"),
         (label("gpu", lang), "left"),
@@ -279,9 +312,10 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
         (label("per_hour", lang), "right"),
         (label("per_unit", lang), "right"),
         (label("offer", lang), "left"),
+        (label("price_age", lang), "right"),
         (label("targets", lang), "left"),
         (label("score", lang), "right"),
-        wrap=(1, 4, 5, 7, 8, 9),
+        wrap=(1, 4, 5, 7, 8, 9, 10),
         steps=_OPTION_STEPS,
     )
     for option in options:
@@ -293,12 +327,13 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
             str(option.rank),
             Text.assemble(option.gpu.name, "\n", (option.gpu.id, "dim")),
             count,
-            f"{parallel.tensor}x{parallel.pipeline}x{parallel.data}",
+            parallelism_text(parallel, lang, sep="\n"),
             _memory(option, lang),
             _throughput(option.performance, lang),
             money(option.cost.hourly, option.cost.currency) if option.cost else "-",
             _unit_cost(option.cost, lang),
             _offer(option, lang),
+            _price_age(option, lang),
             _targets(option, lang),
             f"{option.score:.2f}",
         )
@@ -313,8 +348,11 @@ def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]
     lines = []
     for sentence, places in grouped.items():
         where = f"[{', '.join(places)}] " if any(places) else ""
-        lines.append(Text(f"  - {where}{sentence}"))
+        lines.append(Prose(f"- {where}{sentence}", indent="  "))
     return [_block(title, *lines)] if lines else []
+
+
+ZH_VALUE_WIDTH = 44
 
 
 def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Group:
@@ -323,7 +361,11 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption_name(assumption.name, lang), assumption.value]
+        value = assumption.value
+        if lang == "zh":
+            # Chinese has no spaces to wrap at: break it by the line rules here so the names keep their room.
+            value = "\n".join(wrap(value, ZH_VALUE_WIDTH))
+        row = [assumption_name(assumption.name, lang), value]
         if sources:
             row.append(assumption.source)
         table.add_row(*row)
@@ -335,7 +377,7 @@ def _launch(option: Option, lang: Lang, title: str) -> list[RenderableType]:
     if option.launch is None:
         return []
     command = option.launch.command.replace(" --", " \\\n    --")
-    lines: list[RenderableType] = [Text(option.layout_reason)] if option.layout_reason else []
+    lines: list[RenderableType] = [Prose(option.layout_reason)] if option.layout_reason else []
     lines.append(Text(command, no_wrap=True, overflow="ignore"))
     return [_block(title, *lines)]
 
@@ -369,7 +411,7 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
         for reason, gpus in by_reason.items():
             table.add_row(reason, ", ".join(gpus))
         parts.append(_block(f"{label('excluded', lang)} ({len(result.excluded)})", table))
-    parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
+    parts.append(_block(label("summary", lang), Prose(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
         parts += _launch(best, lang, f"{label('launch', lang)} (#1 {best.gpu.name})")

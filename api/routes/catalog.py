@@ -22,6 +22,7 @@ from api.catalog_view import (
     offer_list,
 )
 from api.http.caching import cached_read
+from api.http.patterns import ECMA_SPACE_CLASS
 from api.http.problems import not_found, problem_responses
 from api.http.request_context import scope_header
 from api.language import resolve_lang
@@ -55,7 +56,9 @@ LangQuery = Annotated[
 ]
 
 MAX_COMPARE = 8
-IDS_PATTERN = rf"^\s*[^,\s][^,]*(,\s*[^,\s][^,]*){{1,{MAX_COMPARE - 1}}}$"
+_SPACE = f"[{ECMA_SPACE_CLASS}]"
+_ITEM = f"{_SPACE}*[^,{ECMA_SPACE_CLASS}][^,]*"
+IDS_PATTERN = rf"^{_ITEM}(,{_ITEM}){{1,{MAX_COMPARE - 1}}}$"
 
 
 def _ok(model: Any, description: str, example: Any, summary: str) -> dict[int, ResponseSpec]:

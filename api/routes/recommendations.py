@@ -15,6 +15,7 @@ from litestar.params import Body, Parameter
 
 from api import example_responses, examples
 from api.http.json_response import EncodedJSON
+from api.http.patterns import END
 from api.http.problems import ProblemError, not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
@@ -28,7 +29,7 @@ from domain.workloads.results import Recommendation
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
-ID_PATTERN = r"^rec_[0-9a-f]{24}$"
+ID_PATTERN = r"^rec_[0-9a-f]{24}" + END
 STORED_HEADER = "X-Recommendation-Stored"
 _encoder = msgspec.json.Encoder()
 
@@ -112,7 +113,9 @@ async def create_recommendation(
                 body = _encoder.encode(stored)
         elif outcome != "stored":
             headers[STORED_HEADER] = "pending" if outcome == "pending" else "false"
-        await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
+        if outcome in ("stored", "existing"):
+            # Only what the database acknowledged is cached: a cached id outlives this process, a waiting one may not.
+            await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return EncodedJSON(body, headers)
 
 
@@ -159,7 +162,8 @@ async def get_recommendation(
         if stored is None:
             raise not_found("recommendation", recommendation_id, [])
         body = _encoder.encode(stored)
-        await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+        if not services.recommendations.waiting(recommendation_id):
+            await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
     return EncodedJSON(body)
 
 

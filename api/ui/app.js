@@ -437,6 +437,7 @@ function buildRequest() {
     if (kv) workload.kv_cache_precision = kv;
     for (const name of ["concurrency", "requests_per_second", "input_tokens", "output_tokens"]) put(name);
     for (const name of ["max_ttft_ms", "max_tpot_ms"]) put(name);
+    workload.use_case = field("use_case").value;
   } else if (kind === "training" || kind === "fine_tuning") {
     if (kind === "fine_tuning") {
       workload.method = field("method").value;
@@ -490,6 +491,7 @@ function fillForm(recommendation) {
     for (const name of CUSTOM_NUMBERS) setValue(`cm_${name}`, custom[name] ?? null);
   }
   if (workload.method) field("method").value = workload.method;
+  if (workload.use_case) field("use_case").value = workload.use_case;
   updateKind();
   if (workload.precision && PRECISIONS[state.kind].includes(workload.precision)) {
     state.precisionChoice[state.kind] = workload.precision;
@@ -675,6 +677,7 @@ const SORTS = {
   monthly: (option) => option.cost?.monthly ?? null,
   unit: (option, kind) => option.cost?.[(KIND_COST[kind] ?? KIND_COST.inference)[0]] ?? null,
   atLoad: (option, kind, workload) => atLoadCost(option, workload),
+  priceAge: (option) => option.offer?.age_days ?? null,
 };
 
 function sortedOptions(options, kind, workload) {
@@ -697,6 +700,29 @@ function sortBy(key) {
 }
 
 /** The columns of the ranked table: [id, heading key, sort key or null]. */
+// A layout as engines name it: tensor, pipeline, expert and data parallel, and data-parallel attention where used.
+function layoutText(parallelism) {
+  const text = t("config.parallel", {
+    tp: parallelism.tensor ?? 1,
+    pp: parallelism.pipeline ?? 1,
+    ep: parallelism.expert ?? 1,
+    dp: parallelism.data ?? 1,
+  });
+  return parallelism.attention_data ? `${text} · ${t("config.attentionDp", { n: parallelism.attention_data })}` : text;
+}
+
+// Time per output token, the tokens per second one user sees, and time to first token.
+function latencyCell(performance) {
+  const tpot = performance?.tpot_ms?.expected;
+  const ttft = performance?.ttft_ms?.expected;
+  if (!tpot) return [];
+  return [
+    h("span", { class: "sub", text: t("latency.tpot", { ms: number(tpot, 0) }) }),
+    h("span", { class: "sub", text: t("latency.perUser", { rate: number(1000 / tpot, 1) }) }),
+    h("span", { class: "sub", text: t("latency.ttft", { ms: number(ttft ?? 0, 0) }) }),
+  ];
+}
+
 function optionColumns(kind, withLoad) {
   const [, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
   return [
@@ -710,6 +736,7 @@ function optionColumns(kind, withLoad) {
     ["unit", costLabel, "unit"],
     ...(withLoad ? [["atLoad", kind === "image_generation" ? "col.atLoadImages" : "col.atLoadTokens", "atLoad"]] : []),
     ["pricing", "col.pricing", null],
+    ["priceAge", "col.priceAge", "priceAge"],
   ];
 }
 
@@ -742,7 +769,7 @@ function renderOptions(options, kind, currency, workload) {
       }),
       h("span", {
         class: "sub",
-        text: t("config.parallel", { tp: parallelism.tensor ?? 1, pp: parallelism.pipeline ?? 1, dp: parallelism.data ?? 1 }),
+        text: layoutText(parallelism),
       }),
     ];
     const runHours = option.performance?.run_hours?.expected;
@@ -761,7 +788,7 @@ function renderOptions(options, kind, currency, workload) {
     const offer = option.offer;
     const pricing = offer
       ? [
-          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
+          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}${offer.tier ? ` · ${t(`tier.${offer.tier}`)}` : ""}` }),
           h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
         ]
       : [t("pricing.none")];
@@ -804,12 +831,28 @@ function renderOptions(options, kind, currency, workload) {
       ),
       config: h("td", { class: "stack" }, config),
       fits: h("td", { class: "stack" }, fits),
-      throughput: h("td", { class: "stack num" }, throughputCell),
+      // Inference adds what a user feels: time per token, tokens/s per user, time to first token.
+      throughput: h(
+        "td",
+        { class: "stack num" },
+        kind === "inference" ? [...throughputCell, ...latencyCell(option.performance)] : throughputCell,
+      ),
       hourly: h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
       monthly: h("td", { class: "num cost-monthly", text: money(cost?.monthly, optionCurrency) }),
       unit: h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
       atLoad: h("td", { class: "num cost-at-load", text: atLoad === null ? t("atLoad.same") : money(atLoad, optionCurrency) }),
       pricing: h("td", { class: "stack" }, pricing),
+      // An old price is information beside the option, not a reason it ranks lower.
+      priceAge: h(
+        "td",
+        { class: `num price-age${option.cost?.stale_price ? " stale" : ""}` },
+        offer
+          ? [
+              h("span", { text: t("priceAge.days", { days: offer.age_days }) }),
+              ...(option.cost?.stale_price ? [h("span", { class: "sub", text: t("priceAge.old") })] : []),
+            ]
+          : [t("spec.notAvailable")],
+      ),
     };
     for (const [id] of columns) if (id !== "gpu" && id !== "rank") cells[id].dataset.label = label(id);
     return [
@@ -850,7 +893,7 @@ function renderSideBySide() {
   const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
   const currency = recommendation.currency;
   const rows = [
-    ["col.config", (o) => `${t("config.gpus", { n: o.gpu_count })} · ${t("config.parallel", { tp: o.parallelism?.tensor ?? 1, pp: o.parallelism?.pipeline ?? 1, dp: o.parallelism?.data ?? 1 })}`],
+    ["col.config", (o) => `${t("config.gpus", { n: o.gpu_count })} · ${layoutText(o.parallelism ?? {})}`],
     ["col.fits", (o) => t(o.feasible ? "fits.yes" : "fits.no")],
     ["side.memory", (o) => `${number(o.memory?.required_gb, 0)} / ${number(o.memory?.capacity_gb, 0)} GB`],
     ["col.throughput", (o) => {

@@ -1,22 +1,12 @@
-"""The calibration harness: every point reproduced by the model, and the ledger built from their errors."""
+"""Calibration points: public measurements with their conditions, reproduced by the model."""
 
 from __future__ import annotations
 
 import math
-import statistics
 
-from domain.calibration.ledger import BAND_COVERAGE, MIN_SPREAD, Ledger, LedgerRow, band
-from domain.calibration.points import CalibrationPoint, Kind, Reproduction
+from domain.calibration.points import CalibrationPoint, Reproduction
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
-from domain.hardware.efficiency import (
-    COMPILED_DIFFUSION,
-    FAMILY_NAMES,
-    ORT_CUDA_DIFFUSION,
-    SCENARIOS,
-    Family,
-    Scenario,
-    family_of,
-)
+from domain.hardware.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION, SCENARIOS, Scenario, family_of
 from domain.hardware.peaks import compute_tflops
 from domain.performance.engine_releases import (
     decode_effects,
@@ -164,44 +154,3 @@ def reproduce(catalog: Catalog, point: CalibrationPoint) -> Reproduction:
             values[scenario] = _training(gpu, model, point, scenario)
     ends = (values["pessimistic"], values["optimistic"])
     return Reproduction(point, family_of(gpu), values["expected"], min(ends), max(ends))
-
-
-def _quantile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    position = min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))
-    return ordered[position]
-
-
-def build_ledger(catalog: Catalog, points: list[CalibrationPoint]) -> Ledger:
-    """Reproduce every point; per family and kind: errors, the band that holds 80% of them, its coverage."""
-    reproductions = tuple(reproduce(catalog, point) for point in points)
-    groups: dict[tuple[Kind, Family], list[Reproduction]] = {}
-    for item in reproductions:
-        groups.setdefault((item.point.kind, item.family), []).append(item)
-    rows = []
-    for (kind, family), items in sorted(groups.items()):
-        errors = [abs(item.error) for item in items]
-        # The factor around the expected value that reaches each measurement, with a little margin.
-        reach = [
-            (max(item.point.value / item.expected, item.expected / item.point.value) - 1) * 1.001 for item in items
-        ]
-        spread = max(MIN_SPREAD, _quantile(reach, BAND_COVERAGE))
-        covered = sum(1 for item in items if _in_band(item, spread))
-        rows.append(
-            LedgerRow(
-                family=family,
-                family_name=FAMILY_NAMES[family],
-                kind=kind,
-                points=len(items),
-                median_error_pct=round(100 * statistics.median(errors), 1),
-                worst_error_pct=round(100 * max(errors), 1),
-                band_coverage_pct=round(100 * covered / len(items), 1),
-                band_pct=round(100 * spread, 1),
-            )
-        )
-    return Ledger(rows=tuple(rows), reproductions=reproductions)
-
-
-def _in_band(item: Reproduction, spread: float) -> bool:
-    low, high = band(item.expected, item.low, item.high, spread)
-    return low <= item.point.value <= high

@@ -9,9 +9,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.hardware.efficiency import (
-    Family,
-)
+from domain.hardware.efficiency import Family
 
 Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
 

@@ -1,6 +1,8 @@
 """The catalog: records, the immutable snapshot, reference data and pasted model configs."""
 
 from domain.catalog.records import (
+    MAX_NAME_LENGTH,
+    SLUG_PATTERN,
     CatalogError,
     Confidence,
     DiffusionModel,
@@ -15,6 +17,7 @@ from domain.catalog.records import (
     Pricing,
     Provider,
     System,
+    Tier,
     Vendor,
     decode_records,
     lookup_key,
@@ -22,6 +25,8 @@ from domain.catalog.records import (
 from domain.catalog.snapshot import Catalog
 
 __all__ = [
+    "MAX_NAME_LENGTH",
+    "SLUG_PATTERN",
     "Catalog",
     "CatalogError",
     "Confidence",
@@ -37,6 +42,7 @@ __all__ = [
     "Pricing",
     "Provider",
     "System",
+    "Tier",
     "Vendor",
     "decode_records",
     "lookup_key",

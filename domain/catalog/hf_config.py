@@ -9,6 +9,9 @@ from typing import Any
 from domain.catalog.records import LlmModel, Mla, MoE
 
 MAX_FIGURE = 10_000_000  # no real config field is larger (context lengths reach ~10M)
+# Below these no checkpoint anyone serves exists (the smallest public LLMs have hidden 64+, vocabularies in the
+# thousands, contexts of 512+); smaller figures are typos that would price a toy.
+_MINIMUMS = {"hidden_size": 64, "vocab_size": 256, "max_position_embeddings": 128}
 
 # model_type -> family; the listed families are the ones whose config.json keys are mapped below.
 FAMILIES: dict[str, str] = {
@@ -32,6 +35,9 @@ FAMILIES: dict[str, str] = {
 _MLA_TYPES = {"deepseek_v2", "deepseek_v3", "kimi_k2"}
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 _WINDOW_SHARES = {"all": 1.0, "alternate": 0.5, "five_of_six": 5 / 6}
+# Switches the derivation reads, whichever family states them.
+_FLAGS = ("tie_word_embeddings", "use_sliding_window")
+_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
 
 
 class HfConfigError(ValueError):
@@ -63,6 +69,24 @@ class _Config:
     def optional(self, key: str, minimum: int = 1) -> int | None:
         return self.count(key, minimum=minimum) if self.has(key) else None
 
+    def flag(self, key: str) -> bool:
+        """A JSON boolean: the string "false" is truthy in Python, so anything else is refused, not guessed."""
+        value = self.raw.get(key, False)
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise HfConfigError(key, f"{key} must be true or false (a JSON boolean), not {value!r}")
+        return value
+
+    def per_layer(self, key: str, layers: int) -> list[Any] | None:
+        """A list with one entry per hidden layer, or None when absent."""
+        value = self.raw.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or len(value) != layers:
+            raise HfConfigError(key, f"{key} must list one entry for each of the {layers} num_hidden_layers")
+        return value
+
 
 def _flatten(config: Mapping[str, Any]) -> tuple[str, _Config]:
     """The model_type and the text model's keys (multimodal checkpoints keep them under text_config)."""
@@ -80,12 +104,15 @@ def _flatten(config: Mapping[str, Any]) -> tuple[str, _Config]:
 
 
 def _precision(config: _Config) -> str:
+    dtypes = {key: config.raw[key] for key in ("torch_dtype", "dtype") if config.raw.get(key) is not None}
+    for key, dtype in dtypes.items():
+        if dtype not in _DTYPES:
+            raise HfConfigError(key, f"{key} {dtype!r} is not a known weight type; known: {', '.join(_DTYPES)}")
     quantization = config.raw.get("quantization_config")
     method = quantization.get("quant_method") if isinstance(quantization, Mapping) else None
     if method in ("fp8", "mxfp4"):
         return str(method)
-    dtype = config.raw.get("torch_dtype") or config.raw.get("dtype")
-    return _DTYPES.get(str(dtype), "bf16")
+    return _DTYPES[next(iter(dtypes.values()), "bfloat16")]
 
 
 def _moe(model_type: str, config: _Config, layers: int) -> MoE | None:
@@ -114,8 +141,7 @@ def _moe(model_type: str, config: _Config, layers: int) -> MoE | None:
         shared = 1 if config.optional("shared_expert_intermediate_size") else 0
         dense = 0
     elif model_type == "qwen3_moe":
-        mlp_only = config.raw.get("mlp_only_layers") or []
-        dense = len(mlp_only) if isinstance(mlp_only, list) else 0
+        dense = len(_layer_indices(config, "mlp_only_layers", layers))
         expert, shared = config.count("moe_intermediate_size"), 0
     else:
         expert = config.count("moe_intermediate_size")
@@ -132,6 +158,27 @@ def _moe(model_type: str, config: _Config, layers: int) -> MoE | None:
     )
 
 
+def _layer_indices(config: _Config, key: str, layers: int) -> set[int]:
+    """A list of distinct layer indices (0 to layers - 1)."""
+    value = config.raw.get(key) or []
+    valid = isinstance(value, list) and all(type(i) is int and 0 <= i < layers for i in value)
+    if not valid or len(set(value)) != len(value):
+        raise HfConfigError(key, f"{key} must list distinct layer indices from 0 to {layers - 1}")
+    return set(value)
+
+
+def _check_shapes(config: _Config, layers: int) -> None:
+    """Flags are JSON booleans; per-layer lists name each of the num_hidden_layers once, with known entries."""
+    for key in _FLAGS:
+        config.flag(key)
+    kinds = config.per_layer("layer_types", layers)
+    if kinds is not None and not all(kind in _LAYER_TYPES for kind in kinds):
+        raise HfConfigError("layer_types", f"layer_types entries must be one of {', '.join(sorted(_LAYER_TYPES))}")
+    no_rope = config.per_layer("no_rope_layers", layers)
+    if no_rope is not None and not all(flag in (0, 1) and not isinstance(flag, float) for flag in no_rope):
+        raise HfConfigError("no_rope_layers", "no_rope_layers entries must be 0 or 1")
+
+
 def _mla(config: _Config) -> Mla:
     return Mla(
         kv_lora_rank=config.count("kv_lora_rank"),
@@ -144,13 +191,13 @@ def _mla(config: _Config) -> Mla:
 
 def _window(model_type: str, config: _Config) -> tuple[int | None, str | None]:
     """The sliding window and which layers use it."""
-    if model_type == "qwen2" and not config.raw.get("use_sliding_window"):
+    if model_type == "qwen2" and not config.flag("use_sliding_window"):
         return None, None
     window = config.optional("sliding_window")
     if window is None:
         return None, None
     layer_types = config.raw.get("layer_types")
-    if isinstance(layer_types, list) and layer_types:
+    if layer_types:
         share = sum(1 for kind in layer_types if kind == "sliding_attention") / len(layer_types)
         if share == 0:
             return None, None
@@ -171,8 +218,8 @@ def _parameters(
     config: _Config, layers: int, hidden: int, attention: float, dense_inner: int, moe: MoE | None
 ) -> tuple[float, float | None]:
     """Total and active parameters, in billions: embeddings, attention, MLPs and experts (norms are negligible)."""
-    vocab = config.count("vocab_size")
-    tied = bool(config.raw.get("tie_word_embeddings", False))
+    vocab = config.count("vocab_size", minimum=_MINIMUMS["vocab_size"])
+    tied = config.flag("tie_word_embeddings")
     embeddings = vocab * hidden * (1 if tied else 2)
     if moe is None:
         total = embeddings + layers * (attention + _mlp_params(hidden, dense_inner))
@@ -192,8 +239,9 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
     """The catalog model a config.json describes; HfConfigError names the missing key or unsupported model_type."""
     model_type, c = _flatten(config)
     layers = c.count("num_hidden_layers")
-    hidden = c.count("hidden_size")
+    hidden = c.count("hidden_size", minimum=_MINIMUMS["hidden_size"])
     heads = c.count("num_attention_heads")
+    _check_shapes(c, layers)
     moe = _moe(model_type, c, layers)
     llama4 = model_type in ("llama4", "llama4_text")
     dense_inner = c.count("intermediate_size_mlp" if llama4 else "intermediate_size")
@@ -214,13 +262,18 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
         attention = float(q + kv + heads * mla.v_head_dim * hidden)
     else:
         kv_heads = c.count("num_key_value_heads", default=heads)
-        if kv_heads > heads:
-            raise HfConfigError("num_key_value_heads", "num_key_value_heads exceeds num_attention_heads")
-        head_dim = c.count("head_dim", default=max(1, hidden // heads))
+        if heads % kv_heads:
+            # Grouped-query attention shares each KV head among an equal group of query heads.
+            raise HfConfigError("num_key_value_heads", "num_key_value_heads must divide num_attention_heads")
+        if not c.has("head_dim") and hidden % heads:
+            raise HfConfigError(
+                "hidden_size", "hidden_size must be divisible by num_attention_heads (or give head_dim)"
+            )
+        head_dim = c.count("head_dim", default=hidden // heads)
         attention = float(hidden * head_dim * (2 * heads + 2 * kv_heads))
     params_b, active_b = _parameters(c, layers, hidden, attention, dense_inner, moe)
     window, window_layers = _window(model_type, c)
-    max_context = c.count("max_position_embeddings")
+    max_context = c.count("max_position_embeddings", minimum=_MINIMUMS["max_position_embeddings"])
     return LlmModel(
         id=model_id,
         name=name or str(config.get("_name_or_path") or model_id),

@@ -13,7 +13,10 @@ Positive = Annotated[float, msgspec.Meta(gt=0)]
 PositiveInt = Annotated[int, msgspec.Meta(gt=0)]
 NonNegativeInt = Annotated[int, msgspec.Meta(ge=0)]
 Text = Annotated[str, msgspec.Meta(min_length=1)]
-Slug = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=64)]
+# `(?!\n)$` is the end of input both to Python (whose bare `$` also matches before a final newline) and to ECMA-262,
+# the dialect the published schema states.
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9.\-]*(?!\n)$"
+Slug = Annotated[str, msgspec.Meta(pattern=SLUG_PATTERN, max_length=64)]
 Sources = Annotated[tuple[Text, ...], msgspec.Meta(min_length=1)]
 
 Vendor = Literal["nvidia", "amd", "intel", "huawei"]
@@ -22,6 +25,7 @@ Pricing = Literal["on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_b
 PRICING_MODELS: tuple[Pricing, ...] = ("on_demand", "reserved_1y", "reserved_3y", "spot", "capacity_block")
 LinkKind = Literal["nvswitch", "nvlink", "nvlink_bridge", "infinity_fabric", "ethernet", "hccs", "pcie"]
 Confidence = Literal["datasheet", "low"]
+Tier = Literal["community", "secure"]
 
 
 class Record(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -150,6 +154,8 @@ class Offer(Record, kw_only=True, frozen=True):
     ram_gb: Positive | None = None
     bare_metal: bool | None = None
     region: str | None = None
+    # Where a provider sells one GPU in two tiers (RunPod's Community and Secure Cloud), which one this price is for.
+    tier: Tier | None = None
     as_of: date
     source: Text
     notes: str = ""
@@ -157,6 +163,11 @@ class Offer(Record, kw_only=True, frozen=True):
     def age_days(self, today: date) -> int:
         """Days since the price was seen."""
         return max(0, (today - self.as_of).days)
+
+    @property
+    def identity(self) -> tuple[str, str, str, str | None, int]:
+        """What makes two offers the same thing to rent: provider, GPU, pricing model, tier and instance size."""
+        return (self.provider, self.gpu, self.pricing, self.tier, self.gpus_per_instance)
 
 
 class MoE(Record, kw_only=True, frozen=True):
@@ -249,7 +260,7 @@ class CatalogError(ValueError):
         super().__init__("invalid catalog data:\n  " + "\n  ".join(self.problems))
 
 
-# Longer input is no name anyone typed; fuzzy matching it would only cost time.
+# Longer input is no name anyone typed (fuzzy matching it would only cost time), and no name column holds more.
 MAX_NAME_LENGTH = 200
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from domain.catalog.names import closest
 from domain.catalog.records import (
     MAX_NAME_LENGTH,
     CatalogError,
@@ -175,12 +175,10 @@ class Catalog:
         if len(name) > MAX_NAME_LENGTH:
             return []
         aliases = self._aliases[kind]
-        matches = difflib.get_close_matches(lookup_key(name), aliases.keys(), n=limit * 3, cutoff=0.5)
-        suggestions = list(dict.fromkeys(aliases[key] for key in matches))
+        key = lookup_key(name)
+        suggestions = closest(key, aliases, limit)
         if not suggestions:
-            key = lookup_key(name)
-            suggestions = [record_id for alias, record_id in aliases.items() if key and key in alias]
-            suggestions = list(dict.fromkeys(suggestions))
+            suggestions = list(dict.fromkeys(record_id for alias, record_id in aliases.items() if key and key in alias))
         return suggestions[:limit]
 
     def _resolve(self, kind: str, by_id: Mapping[str, R], name: str) -> R | None:
@@ -209,6 +207,9 @@ def _index(kind: str, records: Sequence[R], problems: list[str]) -> dict[str, R]
 def _alias_index(kind: str, records: Sequence[Any], problems: list[str]) -> dict[str, str]:
     aliases: dict[str, str] = {}
     for record in records:
+        if len(record.name) > MAX_NAME_LENGTH:
+            # Every store's name column holds this many characters: a longer name fits one store and not another.
+            problems.append(f"{kind} {record.id!r}: name longer than {MAX_NAME_LENGTH} characters")
         for name in (record.id, record.name, *record.aliases):
             key = lookup_key(name)
             if not key:

@@ -7,7 +7,8 @@ from functools import cache
 
 from domain.catalog import Catalog, Pricing
 from domain.narrative.messages import MESSAGES
-from domain.workloads.requests import Lang
+from domain.workloads.requests import USE_CASE_TARGETS, InferenceWorkload, Lang
+from domain.workloads.results import Parallelism
 
 _TARGETS = {
     "en": {
@@ -78,6 +79,68 @@ def provider_name(catalog: Catalog | None, provider_id: str) -> str:
     return provider.name if provider else provider_id
 
 
+_USE_CASES: dict[Lang, dict[str, str]] = {
+    "en": {"chat": "chat", "agent": "agent", "batch": "batch"},
+    "zh": {"chat": "chat（对话）", "agent": "agent（智能体）", "batch": "batch（批处理）"},
+}
+_LATENCY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "tpot": "TPOT <= {value:,.0f} ms",
+        "ttft": "TTFT <= {value:,.0f} ms",
+        "none": "{use_case}: throughput only, no latency targets",
+        "some": "{use_case}: {targets}",
+        "defaults": " (the defaults of {use_case}; max_tpot_ms/max_ttft_ms override them)",
+        "separator": ", ",
+        "summary": " Targets: {targets}.",
+    },
+    "zh": {
+        "tpot": "每 token 延迟（TPOT）≤ {value:,.0f} 毫秒",
+        "ttft": "首 token 延迟（TTFT）≤ {value:,.0f} 毫秒",
+        "none": "{use_case}：只看吞吐，无延迟目标",
+        "some": "{use_case}：{targets}",
+        "defaults": "（{use_case} 的默认值，可用 max_tpot_ms/max_ttft_ms 覆盖）",
+        "separator": "，",
+        "summary": "目标：{targets}。",
+    },
+}
+
+
+def latency_targets(use_case: str, tpot_ms: float | None, ttft_ms: float | None, defaults: bool, lang: Lang) -> str:
+    """The latency targets a request applies, with its use case, as a clause."""
+    text = _LATENCY[lang]
+    name = _USE_CASES[lang].get(use_case, use_case)
+    parts = [text[key].format(value=value) for key, value in (("tpot", tpot_ms), ("ttft", ttft_ms)) if value]
+    if not parts:
+        return text["none"].format(use_case=name)
+    clause = text["some"].format(use_case=name, targets=text["separator"].join(parts))
+    return clause + (text["defaults"].format(use_case=name) if defaults else "")
+
+
+def request_targets(workload: object, lang: Lang, note: bool = True) -> str | None:
+    """The latency targets an inference request applies (None for other kinds)."""
+    if not isinstance(workload, InferenceWorkload):
+        return None
+    tpot, ttft = USE_CASE_TARGETS[workload.use_case]
+    defaults = note and (workload.max_tpot_ms, workload.max_ttft_ms) == (tpot, ttft) and tpot is not None
+    return latency_targets(workload.use_case, workload.max_tpot_ms, workload.max_ttft_ms, defaults, lang)
+
+
+def layout_text(
+    tensor: int, pipeline: int, expert: int, data: int, attention_data: int | None, lang: Lang, sep: str = " · "
+) -> str:
+    """A layout as engines name it: TP, PP, EP and DP (model copies), and data-parallel attention where used."""
+    text = sep.join((f"TP{tensor}", f"PP{pipeline}", f"EP{expert}", f"DP{data}"))
+    if attention_data:
+        text += sep + (f"注意力 DP{attention_data}" if lang == "zh" else f"attention DP{attention_data}")
+    return text
+
+
+def parallelism_text(parallelism: Parallelism, lang: Lang, sep: str = " · ") -> str:
+    """An option's layout as `layout_text` writes it."""
+    p = parallelism
+    return layout_text(p.tensor, p.pipeline, p.expert, p.data, p.attention_data, lang, sep)
+
+
 def target_names(targets: list[str], lang: Lang) -> str:
     """Names of missed targets in the answer language."""
     return ", ".join(_TARGETS[lang].get(t, t) for t in targets)
@@ -125,6 +188,7 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "break_even_month": ("break-even month", "回本月份"),
     "engine": ("serving engine", "推理引擎"),
     "latency_definitions": ("latency definitions", "延迟定义"),
+    "use_case": ("use case and latency targets", "使用场景与延迟目标"),
     "fp8_decode_share_of_byte_saving": (
         "FP8 decode: share of the byte saving realized",
         "FP8 解码实际获得的带宽节省比例",

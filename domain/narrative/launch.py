@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import math
+import re
+import shlex
+
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance import mla
 from domain.performance.layout import Layout
+from domain.performance.memory import InferenceMemory
 from domain.performance.serving import InstanceSpeed
 from domain.performance.training import Shape, virtual_stages
-from domain.workloads.requests import InferenceWorkload
+from domain.workloads.requests import FineTuningWorkload, InferenceWorkload, TrainingWorkload
 from domain.workloads.results import Launch, Parallelism
 
 # Checkpoints already stored in the weight precision need no quantization flag.
@@ -20,6 +25,33 @@ AITER_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
 def hf_id(model: LlmModel) -> str:
     """The model's Hugging Face repository from its aliases, else its catalog id."""
     return next((alias for alias in model.aliases if "/" in alias), model.id)
+
+
+def serve_id(model: LlmModel, workload: InferenceWorkload) -> str:
+    """What to serve: the instruct (chat) checkpoint when the catalog knows it, a pasted model's own path or name."""
+    custom = workload.custom_model
+    if custom is not None:
+        named = (custom.hf_config or {}).get("_name_or_path")
+        if isinstance(named, str) and named.strip():
+            return shlex.quote(named.strip())
+        # A name with a slash is a repository or a path already; anything else becomes a local directory name.
+        return shlex.quote(custom.name) if "/" in custom.name else "./" + _slug(custom.name)
+    tuned = [a for a in model.aliases if "/" in a and ("instruct" in a.lower() or a.lower().endswith(("-it", "-chat")))]
+    return tuned[0] if tuned else hf_id(model)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
+
+
+def max_model_len(model: LlmModel, workload: InferenceWorkload, memory: InferenceMemory) -> int:
+    """The longest sequence the engine admits: the model's context, cut to what one sequence's KV cache can hold."""
+    # Requests vary around the mean lengths the estimate uses; a limit at the mean would refuse every longer one.
+    tokens = workload.input_tokens + workload.output_tokens
+    per_token = memory.kv_bytes_per_sequence / tokens
+    room = int(memory.kv_free_bytes / per_token) if per_token > 0 else model.max_context
+    longest = min(model.max_context, room // 1024 * 1024 if room > 1024 else room)
+    return max(tokens, longest)
 
 
 def stage_span(layout: Layout, gpu: Gpu) -> tuple[int, int]:
@@ -49,12 +81,13 @@ def inference_launch(
     speed: InstanceSpeed,
     copies: int,
     batch_cap: int,
+    memory: InferenceMemory,
 ) -> Launch:
     """`vllm serve`, `sglang.launch_server` or `trtllm-serve` for `copies` copies of the layout `speed` runs."""
     layout, gpu = speed.layout, speed.gpu
-    repo = hf_id(model)
+    repo = serve_id(model, workload)
     quantize = _QUANTIZATION.get(precision) if _NATIVE.get(model.native_precision) != precision else None
-    context = workload.input_tokens + workload.output_tokens
+    context = max_model_len(model, workload, memory)
     engine = workload.engine
     # The CDNA 3/4 estimates are fit to runs with AMD's AITER kernels on: vLLM leaves them off (VLLM_ROCM_USE_AITER is
     # "False" in every release) and SGLang turns them on only in its ROCm images (-mi30x/-mi35x, ENV
@@ -111,43 +144,99 @@ def training_launch(
     parallelism: Parallelism,
     gpus: int,
     shape: Shape,
-    sequence: int,
-    precision: str,
+    workload: TrainingWorkload | FineTuningWorkload,
     *,
-    fine_tuning: bool,
     micro_batches: int,
 ) -> Launch:
-    """The launcher: Accelerate with FSDP for a fine-tune sharded without model parallelism, else torchrun."""
-    # Accelerate is Hugging Face's; torchrun takes Megatron-LM's names (tensor, pipeline, micro- and global batch,
-    # recompute).
-    nodes = max(1, -(-gpus // GPUS_PER_NODE))
-    per_node = min(gpus, GPUS_PER_NODE)
+    """Fine-tuning with TRL (PEFT for LoRA, bitsandbytes for QLoRA) under Accelerate; Megatron-LM under torchrun for
+    pre-training and for full fine-tuning split by tensor or pipeline parallelism."""
+    # TRL is Hugging Face's maintained trainer: one CLI takes the LoRA rank, the 4-bit loading, the batch and the
+    # sequence length, and Accelerate runs its data-parallel ranks with the plan's ZeRO stage (FSDP or DeepSpeed).
+    # Megatron-LM is the launcher that runs tensor and pipeline parallel layouts with the plan's names.
+    method = workload.method if isinstance(workload, FineTuningWorkload) else None
+    if method is not None and (method != "full" or shape.tensor == shape.pipeline == 1):
+        return _trl_launch(model, parallelism, gpus, shape, workload, micro_batches)  # type: ignore[arg-type]
+    return _megatron_launch(model, parallelism, gpus, shape, workload, fine_tuning=method is not None)
+
+
+def _nodes(gpus: int) -> tuple[int, int]:
+    return max(1, -(-gpus // GPUS_PER_NODE)), min(gpus, GPUS_PER_NODE)
+
+
+def _trl_launch(
+    model: LlmModel,
+    parallelism: Parallelism,
+    gpus: int,
+    shape: Shape,
+    workload: FineTuningWorkload,
+    micro_batches: int,
+) -> Launch:
+    nodes, _ = _nodes(gpus)
+    # Every GPU is a data-parallel rank under Accelerate: the plan's global batch sets the accumulation.
+    global_batch = parallelism.global_batch or shape.micro_batch * micro_batches
+    accumulation = max(1, round(global_batch / (shape.micro_batch * gpus)))
+    flags = [f"--num_machines {nodes}", f"--num_processes {gpus}"]
+    if nodes > 1:
+        flags += ["--machine_rank $NODE_RANK", "--main_process_ip $HEAD_NODE", "--main_process_port 29500"]
+    sharded = shape.tensor * shape.pipeline > 1  # TRL runs no tensor or pipeline parallelism: FSDP shards instead
+    if shape.offload:
+        # Optimizer states alone on the host, as costed: DeepSpeed's ZeRO-Offload (FSDP's offload moves the weights).
+        flags += [
+            "--use_deepspeed",
+            f"--zero_stage {max(shape.zero, 2)}",
+            "--offload_optimizer_device cpu",
+            "--offload_param_device none",
+        ]
+    elif gpus > 1 and (shape.zero >= 2 or sharded):
+        strategy = "FULL_SHARD" if shape.zero == 3 or sharded else "SHARD_GRAD_OP"
+        flags += ["--use_fsdp", f"--fsdp_sharding_strategy {strategy}"]
+    elif gpus > 1 and shape.zero == 1:
+        flags += ["--use_deepspeed", "--zero_stage 1"]
+    elif gpus > 1:
+        flags.append("--multi_gpu")
+    precision = "fp16" if workload.precision == "fp16" else "bf16"
+    flags.append(f"--mixed_precision {precision}")
+    args = [
+        f"--model_name_or_path {hf_id(model)}",
+        "--dataset_name $DATASET",
+        f"--per_device_train_batch_size {shape.micro_batch}",
+        f"--gradient_accumulation_steps {accumulation}",
+        f"--max_length {workload.sequence_length}",
+        f"--{precision}",
+    ]
+    if shape.recompute:
+        args.append("--gradient_checkpointing")
+    if workload.method != "full":
+        args += [
+            "--use_peft",
+            f"--lora_r {workload.lora_rank}",
+            f"--lora_alpha {2 * workload.lora_rank}",
+            "--lora_target_modules all-linear",
+        ]
+    if workload.method == "qlora":
+        args += ["--load_in_4bit", "--bnb_4bit_quant_type nf4", "--use_bnb_nested_quant"]
+    if workload.optimizer == "adamw_8bit":
+        args.append("--optim adamw_bnb_8bit")
+    args.append(f"--output_dir {_slug(model.name)}-{workload.method}")
+    command = "accelerate launch " + " ".join(flags) + " -m trl.scripts.sft " + " ".join(args)
+    note = f"  # global batch {parallelism.global_batch} sequences"
+    if sharded:
+        note += f"; FSDP over the {gpus} GPUs in place of the plan's TP{shape.tensor} x PP{shape.pipeline}"
+    return Launch(engine="trl", command=command + note)
+
+
+def _megatron_launch(
+    model: LlmModel,
+    parallelism: Parallelism,
+    gpus: int,
+    shape: Shape,
+    workload: TrainingWorkload | FineTuningWorkload,
+    *,
+    fine_tuning: bool,
+) -> Launch:
+    nodes, per_node = _nodes(gpus)
+    sequence, precision = workload.sequence_length, workload.precision
     per_stage = -(-model.layers // shape.pipeline)
-    if fine_tuning and shape.tensor == shape.pipeline == 1 and parallelism.data > 1 and shape.zero >= 2:
-        if shape.offload:
-            # Optimizer states alone on the host, as costed: DeepSpeed's ZeRO-Offload (FSDP's offload also moves
-            # the parameters).
-            flags = [
-                "--use_deepspeed",
-                f"--zero_stage {shape.zero}",
-                "--offload_optimizer_device cpu",
-                "--offload_param_device none",
-            ]
-            if shape.recompute:
-                flags.append("--gradient_checkpointing true")
-        else:
-            flags = ["--use_fsdp", f"--fsdp_sharding_strategy {'FULL_SHARD' if shape.zero == 3 else 'SHARD_GRAD_OP'}"]
-            if shape.recompute:
-                flags.append("--fsdp_activation_checkpointing true")
-        flags += [f"--num_machines {nodes}", f"--num_processes {gpus}"]
-        command = (
-            "accelerate launch "
-            + " ".join(flags)
-            + f" train.py --model_name_or_path {hf_id(model)} --per_device_train_batch_size {shape.micro_batch}"
-            + f" --gradient_accumulation_steps {micro_batches} --max_seq_length {sequence}"
-            + (" --bf16" if precision != "fp16" else " --fp16")
-        )
-        return Launch(engine="accelerate", command=command)
     flags = [
         f"--tensor-model-parallel-size {parallelism.tensor}",
         f"--pipeline-model-parallel-size {parallelism.pipeline}",
@@ -157,10 +246,21 @@ def training_launch(
         flags.append(f"--num-layers-per-virtual-pipeline-stage {max(1, per_stage // chunks)}")
     if shape.tensor > 1:
         flags.append("--sequence-parallel")
+    global_batch = parallelism.global_batch or 1
+    flags += [
+        f"--num-layers {model.layers}",
+        f"--hidden-size {model.hidden_size}",
+        f"--ffn-hidden-size {model.intermediate_size}",
+        f"--num-attention-heads {model.attention_heads}",
+    ]
+    if model.kv_heads is not None and model.kv_heads < model.attention_heads:
+        flags += ["--group-query-attention", f"--num-query-groups {model.kv_heads}"]
     flags += [
         f"--micro-batch-size {shape.micro_batch}",
-        f"--global-batch-size {parallelism.global_batch}",
+        f"--global-batch-size {global_batch}",
         f"--seq-length {sequence}",
+        f"--max-position-embeddings {max(sequence, model.max_context)}",
+        f"--train-iters {max(1, math.ceil(workload.train_tokens / (global_batch * sequence)))}",
     ]
     if shape.zero >= 1:
         flags.append("--use-distributed-optimizer")
@@ -178,9 +278,11 @@ def training_launch(
             "--recompute-method block",
             f"--recompute-num-layers {shape.recompute}",
         ]
-    command = (
-        f"torchrun --nnodes {nodes} --nproc-per-node {per_node} pretrain_gpt.py "
-        + " ".join(flags)
-        + f"  # data parallel {parallelism.data} ({model.name})"
-    )
+    if fine_tuning:
+        # Continue from the released weights, converted to Megatron's checkpoint format.
+        flags += [f"--load checkpoints/{_slug(model.name)}", "--finetune"]
+    launcher = f"torchrun --nnodes {nodes} --nproc-per-node {per_node}"
+    if nodes > 1:
+        launcher += " --node-rank $NODE_RANK --master-addr $HEAD_NODE --master-port 29500"
+    command = f"{launcher} pretrain_gpt.py " + " ".join(flags) + f"  # data parallel {parallelism.data} ({model.name})"
     return Launch(engine="megatron", command=command)

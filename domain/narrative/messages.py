@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.narrative.assumption_messages import ASSUMPTION_MESSAGES
 from domain.workloads.requests import Lang
 
 # Reasons, warnings and exclusions: one code, one sentence per language, filled from named figures.
@@ -239,8 +240,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "zh": "无法运行 {precision}：没有相应的张量核心。",
     },
     "does_not_fit": {
-        "en": "Does not fit on {gpus} GPU(s) of this kind ({needed_gb:.0f} GB needed).",
-        "zh": "{gpus} 张该型号的卡装不下（需要 {needed_gb:.0f} GB）。",
+        "en": "Does not fit on {gpus} GPU(s) of this kind: {needed_gb:.0f} GB needed against {usable_gb:.1f} GB "
+        "usable.",
+        "zh": "{gpus} 张该型号的卡装不下：需要 {needed_gb:.0f} GB，可用 {usable_gb:.1f} GB。",
     },
     "needs_more_gpus": {
         "en": "Needs {gpus} GPUs, more than the {limit} allowed.",
@@ -249,6 +251,12 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "needs_more_nodes": {
         "en": "Needs {nodes} nodes, more than the {limit} allowed.",
         "zh": "需要 {nodes} 个节点，超过允许的 {limit} 个。",
+    },
+    "misses_latency": {
+        "en": "Cannot keep the {what} within {limit:,.0f} ms: its fastest layout ({layout}, {gpus} GPUs per copy) "
+        "takes {value:,.0f} ms.",
+        "zh": "{what}无法控制在 {limit:,.0f} 毫秒以内：最快的布局（{layout}，每个副本 {gpus} 张卡）需要 "
+        "{value:,.0f} 毫秒。",
     },
     "no_offer": {
         "en": "No offer under the constraints{detail}.",
@@ -286,9 +294,16 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "A 3-year reservation commits to 3 years; only the {years} year(s) compared are counted.",
         "zh": "3 年预留需承诺 3 年；此处只计入比较的 {years} 年。",
     },
+    "tco_shape_fallback": {
+        "en": "No {pricing} offer rents {gpu} in instances of {size} GPUs like the {bought} bought: the comparison "
+        "rents {instances} x {rented}-GPU instances instead, which do not share the server's GPU-to-GPU links.",
+        "zh": "没有以 {size} 卡实例出租 {gpu} 的{pricing}报价（与所购 {bought} 相同规格）：改按 {instances} 个 "
+        "{rented} 卡实例比较，这些实例之间没有该服务器的 GPU 互联。",
+    },
     "tco_no_offer": {"en": "No {pricing} offer for {gpu}.", "zh": "{gpu} 没有{pricing}报价。"},
     "tco_no_offer_from": {
         "en": "No {pricing} offer for {gpu} from {providers}.",
         "zh": "{providers} 没有 {gpu} 的{pricing}报价。",
     },
 }
+MESSAGES.update(ASSUMPTION_MESSAGES)

@@ -2,36 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from datetime import date
 
-from domain.catalog import Catalog, Offer, Pricing
+from domain.catalog import Catalog, Offer
 from domain.narrative.explain import (
+    _LATENCY,
+    _TARGETS,
     money,
-    percent,
+    parallelism_text,
     pricing_name,
     provider_name,
+    say,
+    target_names,
 )
 from domain.workloads.requests import Lang
 from domain.workloads.results import Exclusion, GpuRatios, Option
-
-
-class _Owned(Protocol):
-    """What a TCO summary reads of the cost of owning (domain.pricing.tco_schema.BuyCost)."""
-
-    @property
-    def total(self) -> float: ...
-    @property
-    def per_gpu_hour(self) -> float: ...
-
-
-class _Rented(_Owned, Protocol):
-    """What a TCO summary reads of a rental (domain.pricing.tco_schema.RentOption)."""
-
-    @property
-    def pricing(self) -> Pricing: ...
-    @property
-    def provider(self) -> str: ...
-
 
 # One template set per language; the logic that fills them is shared.
 _COMPARISON = {
@@ -107,9 +93,17 @@ def _performance_text(kind: str, option: Option, lang: Lang) -> str:
         tps = performance.tokens_per_second.expected
         concurrency = int(performance.concurrency.expected) if performance.concurrency else 0
         tpot = performance.tpot_ms.expected if performance.tpot_ms else 0
+        ttft = performance.ttft_ms.expected if performance.ttft_ms else 0
+        per_user = 1000 / tpot if tpot else 0
         if lang == "zh":
-            return f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒）"
-        return f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token)"
+            return (
+                f"约 {tps:,.0f} 输出 token/秒（{concurrency} 并发，每 token {tpot:.0f} 毫秒，即每用户 "
+                f"{per_user:.1f} token/秒，首 token {ttft:,.0f} 毫秒）"
+            )
+        return (
+            f"~{tps:,.0f} output tokens/s at {concurrency} concurrent sequences ({tpot:.0f} ms per token, "
+            f"{per_user:.1f} tokens/s per user; first token in {ttft:,.0f} ms)"
+        )
     if performance.run_hours:
         hours = performance.run_hours.expected
         if lang == "zh":
@@ -140,6 +134,12 @@ def _unit_cost_text(option: Option, lang: Lang) -> str:
 def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
     gpu, count, cost, offer = option.gpu, option.gpu_count, option.cost, option.offer
     text = f"{count} 张 {gpu.name}" if lang == "zh" else f"{count}x {gpu.name}"
+    if count > 1 and option.feasible:
+        text += (
+            f"（{parallelism_text(option.parallelism, lang)}）"
+            if lang == "zh"
+            else (f" ({parallelism_text(option.parallelism, lang)})")
+        )
     if offer is not None and cost is not None:
         hourly = money(cost.hourly, cost.currency)
         provider = provider_name(catalog, offer.provider)
@@ -147,20 +147,106 @@ def _configuration(option: Option, lang: Lang, catalog: Catalog | None = None) -
     return text
 
 
+@dataclass(frozen=True)
+class OutOfReach:
+    """A latency target no configuration meets, and the best figure one reaches: its GPU, count and hourly cost."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: str
+    gpus: int
+    hourly: float | None
+    currency: str
+
+
+_REACH: dict[Lang, dict[str, str]] = {
+    "en": {
+        "reach": " {what} within {limit:,.0f} ms is out of reach: the fastest configuration reaches {value:,.0f} ms "
+        "({gpus}x {gpu}{cost}).",
+        "cost": " at {hourly}/hour",
+    },
+    "zh": {
+        "reach": "{what}无法达到 {limit:,.0f} 毫秒以内：最快的配置为 {value:,.0f} 毫秒（{gpus} 张 {gpu}{cost}）。",
+        "cost": "，每小时 {hourly}",
+    },
+}
+
+
+def out_of_reach_text(reach: list[OutOfReach], lang: Lang) -> str:
+    """Which latency targets no configuration meets, and the best figure any reaches."""
+    text = _REACH[lang]
+    parts = []
+    for item in reach:
+        cost = text["cost"].format(hourly=money(item.hourly, item.currency)) if item.hourly is not None else ""
+        what = _TARGETS[lang].get(item.target, item.target)
+        if lang == "en":
+            what = what[0].upper() + what[1:]
+        parts.append(
+            text["reach"].format(what=what, limit=item.limit, value=item.value, gpus=item.gpus, gpu=item.gpu, cost=cost)
+        )
+    return "".join(parts)
+
+
+_SUMMARY: dict[Lang, dict[str, str]] = {
+    "en": {
+        "none": "No GPU in the catalog can run this workload under the constraints.{reach} For example, {reasons}",
+        "best": "Best option: {configuration}, {parts}.",
+        "missed": " No configuration meets every target.",
+        "runner_up": " Runner-up: {configuration}.",
+        "excluded": " {count} GPUs were left out; the exclusions list says why.",
+        "stale": " It is priced with a {days}-day-old offer (as of {as_of}); check the price before you commit.",
+        "separator": ", ",
+    },
+    "zh": {
+        "none": "在当前约束下，目录中没有 GPU 能运行该负载。{reach}例如 {reasons}",
+        "best": "首选：{configuration}，{parts}。",
+        "missed": "注意：没有配置能满足全部目标。",
+        "runner_up": "次选：{configuration}。",
+        "excluded": "另有 {count} 种 GPU 被排除（原因见排除列表）。",
+        "stale": "该价格来自 {days} 天前的报价（日期 {as_of}），下单前请核实。",
+        "separator": "，",
+    },
+}
+
+
+def stale_sentence(option: Option, lang: Lang) -> str:
+    """The sentence saying an option is priced with an old offer; empty when its price is current."""
+    if option.offer is None or option.cost is None or not option.cost.stale_price:
+        return ""
+    return _SUMMARY[lang]["stale"].format(days=option.offer.age_days, as_of=option.offer.as_of.isoformat())
+
+
 def recommendation_summary(
-    kind: str, options: list[Option], excluded: list[Exclusion], lang: Lang, catalog: Catalog | None = None
+    kind: str,
+    options: list[Option],
+    excluded: list[Exclusion],
+    lang: Lang,
+    catalog: Catalog | None = None,
+    targets: str | None = None,
+    reach: list[OutOfReach] | None = None,
 ) -> str:
     """Two or three sentences a chatbot can say about a recommendation (providers named from `catalog`)."""
     text = _SUMMARY[lang]
+    reach_text = out_of_reach_text(reach or [], lang)
     if not options:
-        return text["none"].format(reasons="; ".join(f"{e.gpu}: {e.reason}" for e in excluded[:3]))
+        # `excluded` comes with the exclusions closest to an option first.
+        separator = "；" if lang == "zh" else "; "
+        reasons = separator.join(f"{e.gpu}: {e.reason.rstrip('.。')}" for e in excluded[:3])
+        return text["none"].format(reach=reach_text, reasons=reasons + ("。" if lang == "zh" else "."))
     best = options[0]
     parts = [p for p in (_performance_text(kind, best, lang), _unit_cost_text(best, lang)) if p]
     summary = text["best"].format(
         configuration=_configuration(best, lang, catalog), parts=text["separator"].join(parts)
     )
+    if targets:
+        summary += _LATENCY[lang]["summary"].format(targets=targets)
     if not best.meets_targets:
-        summary += text["missed"]
+        unmet = set(best.unmet_targets)
+        summary += (
+            reach_text if reach_text and unmet <= {r.target for r in reach or []} else text["missed"] + reach_text
+        )
+    summary += stale_sentence(best, lang)
     if len(options) > 1:
         summary += text["runner_up"].format(configuration=_configuration(options[1], lang, catalog))
     if excluded:
@@ -168,45 +254,10 @@ def recommendation_summary(
     return summary
 
 
-def tco_summary(
-    *,
-    gpu: str,
-    gpu_count: int,
-    years: int,
-    utilization: float,
-    buy: _Owned,
-    best: _Rented | None,
-    basis: Offer | None,
-    break_even_utilization: float | None,
-    break_even_month: int | None,
-    currency: str,
-    lang: Lang,
-    catalog: Catalog | None = None,
-) -> str:
-    """Two or three sentences: which is cheaper and by how much, and the utilization at which owning pays off."""
-    text = _TCO_SUMMARY[lang]
-    period = f"{years} 年" if lang == "zh" else f"{years} year" + ("s" if years > 1 else "")
-    figures = {"count": gpu_count, "gpu": gpu, "period": period, "utilization": percent(utilization)}
-    own = {"buy": money(buy.total, currency), "buy_hour": money(buy.per_gpu_hour, currency)}
-    if best is None:
-        return text["alone"].format(**figures, **own)
-    summary = text["rent" if best.total < buy.total else "buy"].format(
-        **figures,
-        **own,
-        rent=money(best.total, currency),
-        rent_hour=money(best.per_gpu_hour, currency),
-        pricing=pricing_name(best.pricing, lang),
-        provider=provider_name(catalog, best.provider),
-    )
-    if basis is None:
-        return summary
-    named = {"pricing": pricing_name(basis.pricing, lang), "provider": provider_name(catalog, basis.provider)}
-    if break_even_utilization is None:
-        return summary + text["never"].format(**named)
-    summary += text["break_even"].format(**named, break_even=percent(break_even_utilization))
-    if break_even_month is not None:
-        summary += text["month"].format(utilization=percent(utilization), month=break_even_month)
-    return summary + text["end"]
+_ESTIMATE: dict[Lang, dict[str, str]] = {
+    "en": {"fits": "{configuration}: {parts}.", "no_fit": "{configuration} cannot run it: {reasons}"},
+    "zh": {"fits": "{configuration}：{parts}。", "no_fit": "{configuration} 无法运行该负载：{reasons}"},
+}
 
 
 def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | None = None) -> str:
@@ -218,86 +269,53 @@ def estimate_summary(kind: str, option: Option, lang: Lang, catalog: Catalog | N
         reasons = ("" if lang == "zh" else " ").join(option.reasons)
         return text["no_fit"].format(configuration=_configuration(option, lang, catalog), reasons=reasons)
     parts = [p for p in (_performance_text(kind, option, lang), _unit_cost_text(option, lang)) if p]
-    return text["fits"].format(
+    summary = text["fits"].format(
         configuration=_configuration(option, lang, catalog), parts=_SUMMARY[lang]["separator"].join(parts)
     )
+    if option.unmet_targets:
+        summary += (" " if lang == "en" else "") + say("misses", lang, targets=target_names(option.unmet_targets, lang))
+    return summary + stale_sentence(option, lang)
 
-
-def offers_summary(catalog: Catalog, count: int, cheapest: Offer | None, lang: Lang) -> str:
-    """A sentence about the offers found, naming the cheapest per GPU-hour."""
-    if cheapest is None:
-        return _OFFERS[lang]["none"]
-    gpu = catalog.gpu(cheapest.gpu)
-    return _OFFERS[lang]["some"].format(
-        count=count,
-        gpu=gpu.name if gpu else cheapest.gpu,
-        pricing=pricing_name(cheapest.pricing, lang),
-        provider=provider_name(catalog, cheapest.provider),
-        price=money(cheapest.usd_per_gpu_hour, "USD"),
-        as_of=cheapest.as_of.isoformat(),
-    )
-
-
-_SUMMARY: dict[Lang, dict[str, str]] = {
-    "en": {
-        "none": "No GPU in the catalog can run this workload under the constraints. For example, {reasons}",
-        "best": "Best option: {configuration}, {parts}.",
-        "missed": " No configuration meets every target.",
-        "runner_up": " Runner-up: {configuration}.",
-        "excluded": " {count} GPUs were left out; the exclusions list says why.",
-        "separator": ", ",
-    },
-    "zh": {
-        "none": "在当前约束下，目录中没有 GPU 能运行该负载。例如 {reasons}",
-        "best": "首选：{configuration}，{parts}。",
-        "missed": "注意：没有配置能满足全部目标。",
-        "runner_up": "次选：{configuration}。",
-        "excluded": "另有 {count} 种 GPU 被排除（原因见排除列表）。",
-        "separator": "，",
-    },
-}
-
-_TCO_SUMMARY: dict[Lang, dict[str, str]] = {
-    "en": {
-        "buy": "Buying is cheaper: {count}x {gpu} for {period} at {utilization} utilization cost {buy} to "
-        "own ({buy_hour} per GPU-hour used) against {rent} renting {pricing} from {provider} ({rent_hour}).",
-        "rent": "Renting is cheaper: {count}x {gpu} for {period} at {utilization} utilization cost {rent} "
-        "renting {pricing} from {provider} ({rent_hour} per GPU-hour used) against {buy} to own ({buy_hour}).",
-        "alone": "Owning {count}x {gpu} for {period} at {utilization} utilization costs {buy} ({buy_hour} "
-        "per GPU-hour used); no rental offer matches the request, so there is nothing to compare with.",
-        "break_even": " Owning pays off above {break_even} utilization against {pricing} from {provider}",
-        "month": "; at {utilization} it costs less than renting from month {month} on",
-        "end": ".",
-        "never": " Renting {pricing} from {provider} stays cheaper even at full utilization.",
-    },
-    "zh": {
-        "buy": "自购更划算：{count} 张 {gpu} 使用 {period}、利用率 {utilization}，自购总成本 {buy}"
-        "（每使用 GPU 小时 {buy_hour}），{provider} {pricing}租用为 {rent}（{rent_hour}）。",
-        "rent": "租用更划算：{count} 张 {gpu} 使用 {period}、利用率 {utilization}，{provider} {pricing}租用"
-        "总成本 {rent}（每使用 GPU 小时 {rent_hour}），自购为 {buy}（{buy_hour}）。",
-        "alone": "{count} 张 {gpu} 使用 {period}、利用率 {utilization}，自购总成本 {buy}（每使用 GPU 小时 "
-        "{buy_hour}）；没有符合条件的租用报价，无法比较。",
-        "break_even": "与 {provider} {pricing}租用相比，利用率高于 {break_even} 时自购更省",
-        "month": "；按 {utilization} 利用率，自购从第 {month} 个月起累计成本低于租用",
-        "end": "。",
-        "never": "即使利用率达到 100%，{provider} {pricing}租用仍更便宜。",
-    },
-}
-
-_ESTIMATE: dict[Lang, dict[str, str]] = {
-    "en": {"fits": "{configuration}: {parts}.", "no_fit": "{configuration} cannot run it: {reasons}"},
-    "zh": {"fits": "{configuration}：{parts}。", "no_fit": "{configuration} 无法运行该负载：{reasons}"},
-}
 
 _OFFERS: dict[Lang, dict[str, str]] = {
     "en": {
         "none": "No offer in the catalog matches.",
         "some": "{count} offers match. Cheapest: {gpu} {pricing} on {provider} at {price} per GPU-hour "
         "(price as of {as_of}).",
+        "old": " That price is {days} days old; check it before you commit.",
     },
     "zh": {
         "none": "目录中没有符合条件的报价。",
         "some": "共 {count} 条报价。最便宜：{provider} 的 {gpu}（{pricing}），"
         "每 GPU 小时 {price}（价格日期 {as_of}）。",
+        "old": "该价格已有 {days} 天，下单前请核实。",
     },
 }
+
+
+def offers_summary(
+    catalog: Catalog,
+    count: int,
+    cheapest: Offer | None,
+    lang: Lang,
+    today: date | None = None,
+    max_age_days: int | None = None,
+) -> str:
+    """A sentence about the offers found, naming the cheapest per GPU-hour (and saying so when its price is old)."""
+    if cheapest is None:
+        return _OFFERS[lang]["none"]
+    gpu = catalog.gpu(cheapest.gpu)
+    old = ""
+    if today is not None and max_age_days is not None and (days := cheapest.age_days(today)) > max_age_days:
+        old = _OFFERS[lang]["old"].format(days=days)
+    return (
+        _OFFERS[lang]["some"].format(
+            count=count,
+            gpu=gpu.name if gpu else cheapest.gpu,
+            pricing=pricing_name(cheapest.pricing, lang),
+            provider=provider_name(catalog, cheapest.provider),
+            price=money(cheapest.usd_per_gpu_hour, "USD"),
+            as_of=cheapest.as_of.isoformat(),
+        )
+        + old
+    )

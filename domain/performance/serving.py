@@ -205,9 +205,14 @@ class InstanceSpeed:
             bound=bound,
         )
 
-    def step(self, batch: int, scenario: Scenario) -> tuple[float, Bound]:
+    def step(self, batch: float, scenario: Scenario) -> tuple[float, Bound]:
         """One decode step of `batch` sequences of the mean context: roofline + collectives + floor; its bound."""
         layout = self.layout
+        # Under continuous batching an engine keeps one micro-batch per pipeline stage in flight (vLLM's virtual
+        # engines, SGLang's and TensorRT-LLM's micro-batches): every stage works on its own share of the batch at once,
+        # and a sequence's token passes the stages one after another. A step is then `pipeline` ticks of one stage on
+        # batch / pipeline sequences; with fewer sequences than stages the idle stages wait.
+        batch = max(1.0, batch / layout.pipeline)
         touched = experts_touched(self.model, batch)
         if layout.dp_attention:
             # Each GPU holds its own requests' cache and reads the experts its share of the tokens touches.
@@ -270,16 +275,18 @@ class InstanceSpeed:
             mla_flops *= rate / mla_rate  # in GEMM-rate FLOP-equivalents
         flops += mla_flops
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
-        # otherwise); pipeline stages run one after another.
+        # otherwise); for one request the pipeline stages run one after another.
+        pipeline = self.layout.pipeline
         prefill_gpus = self.layout.attention_tensor if self.layout.dp_attention else self.stage_gpus
         t_compute = flops / (prefill_gpus * rate)
         weights = self.all_weight_bytes / self.gpus
         t_memory = weights / (self.bandwidth * self.mbu.at(scenario))
-        t_comm = self._collective_seconds(tokens, scenario) * self.layout.pipeline
-        # Under load the batch's prefills share all the copy's GPUs.
-        shared = flops / (self.gpus * self.peak_flops * mfu) if self.layout.dp_attention else t_compute
+        stage_comm = self._collective_seconds(tokens, scenario)
+        # Under load the batch's prefills share all the copy's GPUs: data-parallel attention groups take different
+        # requests, and pipeline stages take different requests' chunks at the same time.
+        shared = flops / (self.gpus * rate) if self.layout.dp_attention or pipeline > 1 else t_compute
         slower = self.release.prefill  # an old release's prefill kernels (reproductions only)
-        return slower * (max(t_compute, t_memory) + t_comm), slower * (shared + t_comm)
+        return slower * (max(t_compute, t_memory) + stage_comm * pipeline), slower * (shared + stage_comm)
 
     def _gemm_mfu(self, scenario: Scenario) -> float:
         mfu = self.gemm_mfu.at(scenario) * self.gemm_size_share

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from domain.catalog import Gpu, LlmModel
-from domain.performance.memory import BYTES_PER_PARAM, GIB, usable_memory_bytes
+from domain.performance.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, usable_memory_bytes
 
 
 def lora_params(model: LlmModel, rank: int) -> float:
@@ -144,6 +144,15 @@ class TrainingStates:
     def optimizer_bytes(self, gpus: int) -> float:
         """Optimizer states per GPU."""
         return self.optimizer / gpus
+
+
+def compared_bytes(kind: str, gpu: Gpu) -> float:
+    """The memory per GPU a workload of this kind is checked against: what answers show as capacity."""
+    if kind == "inference":
+        return GPU_MEMORY_UTILIZATION * usable_memory_bytes(gpu)
+    if kind in ("training", "fine_tuning"):
+        return training_usable_bytes(gpu)
+    return usable_memory_bytes(gpu)
 
 
 def training_usable_bytes(gpu: Gpu) -> float:

@@ -129,6 +129,7 @@ class CopyAssumptionsFact(ModelFact, frozen=True, kw_only=True, gc=False):
     shape: ServingShape
     gpu: str
     layout: Layout
+    lang: str
 
 
 class ImageSpeedFact(ModelFact, frozen=True, kw_only=True, gc=False):

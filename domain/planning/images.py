@@ -6,6 +6,7 @@ import math
 
 from domain.catalog import DiffusionModel, Gpu
 from domain.hardware.efficiency import SCENARIOS, Scenario, factor
+from domain.narrative.image_launch import image_launch
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance.training import image_tflop, seconds_per_image
 from domain.planning.facts import ImageCheck, ImageSpeedFact
@@ -73,7 +74,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
             steps=workload.steps,
         )
         if not memory.fits:
-            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+            usable_gb = memory.usable_bytes / GB
+            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB, usable_gb=usable_gb)
         require_renter(plan, gpu)
         return memory, batch, seconds
 
@@ -114,20 +116,26 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     candidate.assumptions = [
         Assumption(
             name="image_tflop",
-            value=f"{flops:.0f} TFLOP per image ({workload.steps} steps x "
-            f"{model.passes_per_step} passes, {workload.width}x{workload.height}, VAE decode)",
+            value=plan.say(
+                "a_image_tflop",
+                tflop=flops,
+                steps=workload.steps,
+                passes=model.passes_per_step,
+                width=workload.width,
+                height=workload.height,
+            ),
             source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
         ),
         Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(
             name="batch",
-            value=f"{batch} image(s) at a time per GPU: the smallest batch within 3% of the best throughput that "
-            "fits (a batch shares the per-pass launch floor; compute-bound sizes gain nothing from it)",
+            value=plan.say("a_image_batch", batch=batch),
             source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
         ),
     ]
     if batch > 1:
         candidate.reasons.append(plan.say("image_batch", batch=batch))
+    candidate.launch = image_launch(model, workload, gpus, batch)
     return candidate
 
 

@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from domain.calibration.ledger import MIN_SPREAD
 from domain.catalog import Gpu
 from domain.hardware.efficiency import SCENARIOS
 from domain.hardware.nodes import GPUS_PER_NODE
+from domain.narrative.explain import target_names
 from domain.performance.engines import ENGINES
 from domain.performance.layout import ServingPoint
 from domain.performance.memory import GB, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.planning.inference_sizing import Choice, Copy, InferenceSizing, inference_sizing
-from domain.planning.inference_text import describe_inference
+from domain.performance.training_memory import compared_bytes
+from domain.planning.inference_sizing import (
+    LATENCY_TARGETS,
+    Choice,
+    Copy,
+    InferenceSizing,
+    inference_sizing,
+)
+from domain.planning.inference_text import describe_inference, layout_label
 from domain.planning.layouts import Sized, largest_batch, smallest_batch
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import (
-    check_limits,
+    broken_limit,
     machine_detail,
     node_count,
     precision_check,
@@ -27,6 +35,9 @@ from domain.planning.rentals import (
 from domain.pricing.costs import can_host
 from domain.workloads.requests import InferenceWorkload
 from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range, rounded
+
+# Layouts whose throughputs differ by less than the narrowest band any estimate gets are a tie.
+THROUGHPUT_TIE = 0.10
 
 
 def _check_forced(plan: Plan, sizing: InferenceSizing) -> None:
@@ -75,7 +86,16 @@ def _evaluate(plan: Plan, copy: Copy, sizing: InferenceSizing) -> Choice:
         if rate:
             copies = max(copies, math.ceil(rate / copy.point(best).requests_per_s))
     gpus = fixed if fixed is not None else copies * copy.gpus
-    rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    try:
+        rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    except Excluded as error:
+        missed = next((target for target in LATENCY_TARGETS if target in unmet), None)
+        if missed is None or error.code not in ("needs_more_gpus", "needs_more_nodes"):
+            raise
+        point = copy.point(1)
+        value = (point.tpot_s if missed == "max_tpot_ms" else point.ttft_s) * 1e3
+        price = min((offer.usd_per_gpu_hour for offer in plan.offers(copy.gpu)), default=None)
+        raise _latency_miss(plan, copy, missed, value, None if price is None else price * copy.gpus) from None
     if rental is not None and fixed is None:
         gpus = rental.gpus
         copies = gpus // copy.gpus  # whole instances: the extra GPUs run extra copies
@@ -115,7 +135,8 @@ def _fitting(plan: Plan, sizing: InferenceSizing, gpu: Gpu, usable: float) -> li
     fitting = sizing.layouts_for(gpu).fitting(usable)
     if not fitting:
         needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
-        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
+        usable_gb = compared_bytes("inference", gpu) * sizing.max_gpus / GB
+        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB, usable_gb=usable_gb)
     require_renter(plan, gpu)
     require_host(plan, gpu, {min(s.layout.gpus, GPUS_PER_NODE) for s in fitting})
     return fitting
@@ -128,6 +149,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     fitting = plan.checked(sizing.check, gpu, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
+    closest: Excluded | None = None  # the layout that comes closest to a latency target all of them miss
     fixed = plan.fixed_count is not None
     # Serving a load, a layout can cost no less than one copy at the lowest price: once a layout that meets every
     # target costs less than that, larger ones need not be tried (layouts come fewest GPUs first).
@@ -150,6 +172,10 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         try:
             choice = _evaluate(plan, Copy.of(plan, gpu, sized, usable), sizing)
         except Excluded as error:
+            if error.code == "misses_latency" and (
+                closest is None or float(error.figures["value"]) < float(closest.figures["value"])  # type: ignore[arg-type]
+            ):
+                closest = error
             first_error = first_error or error
             continue
         choices.append(choice)
@@ -157,15 +183,31 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
             cheapest_met = min(cheapest_met, choice.rental.usd_per_hour)
     if not choices:
         assert first_error is not None
-        raise first_error
+        raise closest or first_error
     choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
     if fixed and not sizing.has_load:
         _prefer_faster_among_equals(choices)
     chosen = choices[0]
     runner_up = choices[1] if len(choices) > 1 else None
     nodes = node_count(chosen.rental, chosen.gpus)
-    check_limits(plan, chosen.gpus, nodes)
+    target, value = chosen.missed_latency(), chosen.latency_ms()
+    miss = (
+        None
+        if target is None or value is None
+        else _latency_miss(plan, chosen.copy, target, value, chosen.copy_usd_per_hour())
+    )
+    broken = broken_limit(plan, chosen.gpus, nodes)
+    if broken is not None:
+        # A copy that misses the latency target at one sequence serves one at a time: the count is the consequence.
+        raise miss or broken
     return _candidate(plan, gpu, sizing, chosen, runner_up, nodes)
+
+
+def workload_limit(workload: InferenceWorkload, target: str) -> float:
+    """The request's limit on a latency target."""
+    limit = workload.max_tpot_ms if target == "max_tpot_ms" else workload.max_ttft_ms
+    assert limit is not None
+    return limit
 
 
 def _prefer_faster_among_equals(choices: list[Choice]) -> None:
@@ -175,7 +217,7 @@ def _prefer_faster_among_equals(choices: list[Choice]) -> None:
     # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
     best = choices[0]
     equals = [
-        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput
+        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + THROUGHPUT_TIE) >= best.throughput
     ]
     fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
     if fastest is not best:
@@ -219,7 +261,11 @@ def _candidate(
         gpu_count=gpus,
         nodes=nodes,
         parallelism=Parallelism(
-            tensor=layout.tensor, pipeline=layout.pipeline, data=chosen.copies, expert=layout.expert
+            tensor=layout.tensor,
+            pipeline=layout.pipeline,
+            data=chosen.copies,
+            expert=layout.expert,
+            attention_data=layout.expert if layout.dp_attention else None,
         ),
         rental=chosen.rental,
         memory=memory,
@@ -246,3 +292,37 @@ def smallest_copy(plan: Plan, gpu: Gpu) -> int | None:
     """The fewest GPUs one copy of the model fits on (None when no layout fits)."""
     fitting = inference_sizing(plan).layouts_for(gpu).fitting(usable_memory_bytes(gpu))
     return fitting[0].layout.gpus if fitting else None
+
+
+def _latency_miss(plan: Plan, copy: Copy, target: str, value: float, usd_per_hour: float | None) -> Excluded:
+    """Record how close this layout comes to a latency target it misses; the exclusion that says so."""
+    workload = inference_sizing(plan).workload
+    limit = workload_limit(workload, target)
+    _record_reach(plan, Reach(target, limit, value, copy.gpu, copy.gpus, usd_per_hour))
+    return Excluded(
+        "misses_latency",
+        what=target_names([target], plan.lang),
+        limit=limit,
+        value=value,
+        layout=layout_label(copy.layout, 1, plan.lang),
+        gpus=copy.gpus,
+    )
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The best figure one GPU's configurations reach on a latency target they all miss."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: Gpu
+    gpus: int
+    usd_per_hour: float | None
+
+
+def _record_reach(plan: Plan, reach: Reach) -> None:
+    """Keep, per missed latency target, the best figure any GPU reaches (for the answer's verdict)."""
+    found: dict[str, Reach] = plan.reached
+    if reach.target not in found or reach.value < found[reach.target].value:
+        found[reach.target] = reach

@@ -29,10 +29,10 @@ class Copy:
         self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
         workload = sizing.workload
         engine = ENGINES[workload.engine]
-        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
-        if max_batch is not None:
-            caps.append(max_batch)
-        self.capacity = min(caps)
+        # A request's own cap replaces the engine's default, above it too (throughput runs hold thousands of
+        # sequences per copy): the launch command sets the engine's flag to it. Memory still bounds both.
+        cap = max_batch if max_batch is not None else engine.batch_cap(gpu)
+        self.capacity = min(self.memory.max_concurrency, cap)
         self.gpus = self.layout.gpus
         self.speed = InstanceSpeed(
             sizing.model,
@@ -77,14 +77,34 @@ class Choice:
     throughput: float  # output tokens/s of the whole configuration, expected
 
     def key(self, with_load: bool, fixed: bool) -> tuple[float, ...]:
-        """Lower is better: targets first, then the cost of meeting the load, or throughput (per dollar)."""
+        """Lower is better: targets first, the closest to a missed latency target, then the cost of meeting the load,
+        or throughput (per dollar)."""
         missed = float(len(self.unmet))
+        gap = self.latency_ms() or 0.0
         hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
         if with_load and not fixed:
-            return (missed, hourly, -self.throughput)
+            return (missed, gap, hourly, -self.throughput)
         if fixed:
-            return (missed, -self.throughput, self.copy.gpus)
-        return (missed, -self.throughput / hourly, hourly)
+            return (missed, gap, -self.throughput, self.copy.gpus)
+        return (missed, gap, -self.throughput / hourly, hourly)
+
+    def missed_latency(self) -> str | None:
+        """The latency target this choice misses (time per token first), or None."""
+        return next((target for target in LATENCY_TARGETS if target in self.unmet), None)
+
+    def latency_ms(self) -> float | None:
+        """The figure of the missed latency target at the batch this choice runs."""
+        target = self.missed_latency()
+        if target is None:
+            return None
+        point = self.copy.point(self.batch)
+        return (point.tpot_s if target == "max_tpot_ms" else point.ttft_s) * 1e3
+
+    def copy_usd_per_hour(self) -> float | None:
+        """What one copy of this layout costs per hour at its offer's price."""
+        if self.rental is None:
+            return None
+        return self.rental.offer.usd_per_gpu_hour * self.copy.gpus
 
 
 class InferenceSizing:
@@ -169,3 +189,6 @@ def inference_sizing(plan: Plan) -> InferenceSizing:
     sizing = plan.sizing
     assert isinstance(sizing, InferenceSizing)
     return sizing
+
+
+LATENCY_TARGETS = ("max_tpot_ms", "max_ttft_ms")

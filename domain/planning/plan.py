@@ -95,6 +95,9 @@ class Plan:
     price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
     # How each workload kind sizes a request (the planners' own), so the sizing is built once per plan.
     sizers: Mapping[str, Callable[[Plan], Any]] = field(default_factory=dict, compare=False, hash=False)
+    # Per missed latency target, the best figure any GPU's configurations reach: gathered while this request is
+    # planned (part of its answer, never shared with another request).
+    reached: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @cached_property
     def sizing(self) -> Any:

@@ -17,8 +17,8 @@ WEIGHTS: dict[Objective, dict[str, float]] = {
 OBJECTIVES: dict[Objective, str] = {
     "balanced": "Cheapest way to meet the need first, then software maturity, memory headroom and scaling; speed "
     "beyond the need counts only as headroom.",
-    "cost": "Lowest cost of meeting the need (hourly for a load or rate, per run for training, per token or image "
-    "otherwise) carries 80% of the score.",
+    "cost": "Cheapest way to meet the need first (hourly for a load or rate, per run for training, per token or image "
+    "otherwise); the score, 80% of it cost, breaks ties.",
     "speed": "Fastest configuration (throughput, or shortest run) among those that meet the targets, cost second.",
 }
 # The seeds: CUDA is the most mature; ROCm costs ~10-20% and needs tuning (more in training); Gaudi needs manual

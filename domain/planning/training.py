@@ -161,7 +161,8 @@ def _first_count(plan: Plan, sizing: TrainingSizing, gpu: Gpu, usable: float) ->
     precision_check(gpu, sizing.workload.precision)
     first = sizing.first_fitting(usable)
     if first is None:
-        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+        gpus = sizing.counts[-1]
+        raise Excluded("does_not_fit", gpus=gpus, needed_gb=sizing.one_gpu_bytes / GB, usable_gb=usable * gpus / GB)
     require_renter(plan, gpu)
     require_host(plan, gpu, sizing.machine_sizes(first))
     return first
@@ -283,14 +284,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         )
     candidate.layout_reason = _layout_reason(plan, layout, runner_up, fewer, target, expected)
     candidate.launch = training_launch(
-        model,
-        candidate.parallelism,
-        gpus,
-        shape,
-        workload.sequence_length,
-        workload.precision,
-        fine_tuning=isinstance(workload, FineTuningWorkload),
-        micro_batches=round(micro_batches),
+        model, candidate.parallelism, gpus, shape, workload, micro_batches=round(micro_batches)
     )
     if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
         candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))

@@ -8,9 +8,17 @@ from datetime import date
 import msgspec
 
 from domain.catalog import Catalog, Gpu, Pricing
-from domain.narrative import explain, summaries
-from domain.pricing.costs import PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, rent
-from domain.pricing.tco_inputs import HOURS_PER_YEAR, Inputs, draw_kw, fill_inputs, reference_system
+from domain.narrative import explain, tco_summary
+from domain.pricing.costs import PRICE_AGE_WARNING_DAYS, Rental, allowed_offers, can_host, rent
+from domain.pricing.tco_inputs import (
+    HOURS_PER_YEAR,
+    Inputs,
+    bought,
+    draw_kw,
+    fill_inputs,
+    reference_system,
+    system_purchase_source,
+)
 from domain.pricing.tco_schema import BuyCost, BuyYear, RentOption, RentYear, TcoRead, TcoRequest, Unavailable
 from domain.workloads.requests import Lang
 from domain.workloads.results import Assumption, ExchangeRate, GpuSummary
@@ -76,17 +84,23 @@ def _per_gpu_hour(total: float, inputs: Inputs) -> float:
     return round(total / inputs.used_gpu_hours, 2)
 
 
-def _buy(inputs: Inputs, factor: float) -> BuyCost:
+def _buy(inputs: Inputs, factor: float, today: date) -> BuyCost:
     rows = []
     for year, parts in enumerate(_buy_years_usd(inputs, inputs.utilization), start=1):
         money = {name: _amount(value, factor) for name, value in parts.items()}
         rows.append(msgspec.convert({"year": year, **money, "total": round(sum(money.values()), 2)}, BuyYear))
     total = round(sum(row.total for row in rows), 2)
+    price = None if inputs.quoted or inputs.system is None else inputs.system.price
     return BuyCost(
         purchase=_amount(inputs.purchase_usd, factor),
         total=total,
         per_gpu_hour=_per_gpu_hour(total, inputs),
         years=rows,
+        purchase_as_of=price.as_of if price else None,
+        purchase_age_days=max(0, (today - price.as_of).days) if price else None,
+        purchase_source=system_purchase_source(inputs.system, inputs.gpu_count)  # type: ignore[arg-type]
+        if price
+        else "request (purchase_usd): your quote",
     )
 
 
@@ -109,19 +123,27 @@ def _rent(inputs: Inputs, rental: Rental, factor: float, today: date) -> RentOpt
         total=total,
         per_gpu_hour=_per_gpu_hour(total, inputs),
         years=[RentYear(year=year, rent=yearly, total=yearly) for year in range(1, inputs.years + 1)],
+        like_for_like=_like_for_like(inputs, rental),
     )
+
+
+def _like_for_like(inputs: Inputs, rental: Rental) -> bool:
+    """Whether each instance rented holds whole machines of the size bought."""
+    return can_host(rental.offer, inputs.shape)
 
 
 def _cheapest_offers(catalog: Catalog, inputs: Inputs) -> dict[Pricing, Rental | None]:
     """The cheapest rental of the GPUs under each pricing model asked for (None where nobody offers it).
 
-    The GPUs need not share a machine for this comparison, but instances are rented whole.
+    Like for like: instances of the size of the machine bought (an 8-GPU NVLink server against 8-GPU instances);
+    smaller instances only where no offer of that size exists. Instances are rented whole.
     """
     offers = catalog.offers_for_gpu(inputs.gpu.id)
-    return {
-        pricing: rent(allowed_offers(offers, [pricing], inputs.providers), inputs.gpu_count, 1)
-        for pricing in inputs.pricing
-    }
+    rentals: dict[Pricing, Rental | None] = {}
+    for pricing in inputs.pricing:
+        allowed = allowed_offers(offers, [pricing], inputs.providers)
+        rentals[pricing] = rent(allowed, inputs.gpu_count, inputs.shape) or rent(allowed, inputs.gpu_count, 1)
+    return rentals
 
 
 def _break_even_utilization(inputs: Inputs, rental: Rental) -> float | None:
@@ -169,6 +191,20 @@ def _offer_warnings(catalog: Catalog, inputs: Inputs, options: list[RentOption],
         for option in options
         if option.age_days > PRICE_AGE_WARNING_DAYS
     ]
+    warnings += [
+        explain.say(
+            "tco_shape_fallback",
+            lang,
+            gpu=inputs.gpu.name,
+            pricing=explain.pricing_name(option.pricing, lang),
+            size=inputs.shape,
+            bought=bought(inputs),
+            instances=option.instances,
+            rented=option.gpus_per_instance,
+        )
+        for option in options
+        if not option.like_for_like
+    ]
     if inputs.years < 3 and any(option.pricing == "reserved_3y" for option in options):
         warnings.append(explain.say("tco_reserved_3y_longer", lang, years=inputs.years))
     return warnings
@@ -178,7 +214,7 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
     """Compare buying a GPU configuration with renting it under each allowed pricing model."""
     inputs, assumptions, warnings = fill_inputs(catalog, request, today, lang)
     factor = rate.usd_to_cny if request.currency == "CNY" else 1.0
-    buy = _buy(inputs, factor)
+    buy = _buy(inputs, factor, today)
     rentals = _cheapest_offers(catalog, inputs)
     options = sorted(
         (_rent(inputs, rental, factor, today) for rental in rentals.values() if rental is not None),
@@ -194,13 +230,20 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         assumptions.append(
             Assumption(
                 name="break_even_rent",
-                value=f"{basis.offer.pricing} at {basis.offer.provider}, {basis.offer.usd_per_gpu_hour:g} USD per "
-                f"GPU-hour, {basis.instances} x {basis.offer.gpus_per_instance}-GPU instances",
+                value=explain.say(
+                    "t_break_even_rent",
+                    lang,
+                    pricing=explain.pricing_name(basis.offer.pricing, lang),
+                    provider=explain.provider_name(catalog, basis.offer.provider),
+                    price=basis.offer.usd_per_gpu_hour,
+                    instances=basis.instances,
+                    gpus=basis.offer.gpus_per_instance,
+                ),
                 source=basis.offer.source,
             )
         )
     best = options[0] if options else None
-    summary = summaries.tco_summary(
+    summary = tco_summary.tco_summary(
         gpu=inputs.gpu.name,
         gpu_count=inputs.gpu_count,
         years=inputs.years,
@@ -214,6 +257,16 @@ def tco(catalog: Catalog, request: TcoRequest, *, today: date, lang: Lang, rate:
         lang=lang,
         catalog=catalog,
     )
+    if best is not None and best.age_days > PRICE_AGE_WARNING_DAYS:
+        # The summary is what a chatbot relays: an old rent is said there, not only among the warnings.
+        summary += (" " if lang == "en" else "") + explain.say(
+            "tco_offer_age",
+            lang,
+            provider=explain.provider_name(catalog, best.provider),
+            pricing=explain.pricing_name(best.pricing, lang),
+            days=best.age_days,
+            as_of=best.as_of.isoformat(),
+        )
     return TcoRead(
         gpu=GpuSummary(id=inputs.gpu.id, name=inputs.gpu.name, vendor=inputs.gpu.vendor),
         system=inputs.system.id if inputs.system else None,

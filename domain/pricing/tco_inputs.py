@@ -11,6 +11,8 @@ from typing import TypeVar
 
 from domain.catalog import Catalog, Gpu, Pricing, System
 from domain.narrative import explain
+from domain.narrative.explain import pricing_name as _pricing_name
+from domain.narrative.explain import say as _say
 from domain.pricing.costs import HOURS_PER_MONTH
 from domain.pricing.tco_schema import TcoRequest
 from domain.workloads.requests import Lang
@@ -81,10 +83,17 @@ class Inputs:
     kw_per_gpu: float
     pricing: tuple[Pricing, ...]
     providers: tuple[str, ...] | None
+    quoted: bool = False  # the request gave its own purchase price
 
     @property
     def used_gpu_hours(self) -> float:
         return self.gpu_count * HOURS_PER_YEAR * self.years * self.utilization
+
+    @property
+    def shape(self) -> int:
+        """GPUs per machine bought: the server's (a server's GPUs share its NVLink), at most the GPUs bought."""
+        per_machine = self.system.gpu_count if self.system is not None else DEFAULT_GPU_COUNT
+        return min(per_machine, self.gpu_count)
 
 
 def _figure(
@@ -160,7 +169,7 @@ def _catalog_purchase(
     return per_gpu * gpu_count, warnings
 
 
-def _purchase_source(system: System, gpu_count: int) -> str:
+def system_purchase_source(system: System, gpu_count: int) -> str:
     """Where the catalog purchase price of `_catalog_purchase` comes from."""
     price = system.price
     assert price is not None
@@ -217,10 +226,10 @@ def fill_inputs(
     purchase_source = None
     if explain and request.purchase_usd is None:
         assert system is not None  # _catalog_purchase refuses a missing one
-        purchase_source = _purchase_source(system, gpu_count)
+        purchase_source = system_purchase_source(system, gpu_count)
     usd = "{:,.0f} USD".format
     purchase = _figure(notes, "purchase_usd", request.purchase_usd, catalog_usd, usd, purchase_source)
-    years = _figure(notes, "years", request.years, DEFAULT_YEARS, "{} years".format)
+    years = _figure(notes, "years", request.years, DEFAULT_YEARS, lambda y: _say("t_years", lang, years=y))
     utilization = _figure(notes, "utilization", request.utilization, DEFAULT_UTILIZATION, "{:g}".format)
     electricity = _figure(
         notes, "electricity_usd_per_kwh", request.electricity_usd_per_kwh, DEFAULT_ELECTRICITY, "{:g} USD/kWh".format
@@ -230,11 +239,35 @@ def fill_inputs(
         notes, "operations_usd_per_year", request.operations_usd_per_year, OPERATIONS_SHARE * purchase, usd
     )
     resale = _figure(
-        notes, "resale_fraction", request.resale_fraction, DEFAULT_RESALE_FRACTION, "{:g} of the purchase".format
+        notes,
+        "resale_fraction",
+        request.resale_fraction,
+        DEFAULT_RESALE_FRACTION,
+        lambda share: _say("t_resale", lang, share=share),
     )
-    capital = _figure(notes, "cost_of_capital", request.cost_of_capital, DEFAULT_COST_OF_CAPITAL, "{:g} a year".format)
-    pricing = _figure(notes, "pricing", request.pricing, list(DEFAULT_PRICING), ", ".join)
-    providers = _figure(notes, "providers", request.providers, None, lambda p: ", ".join(p) if p else "all")
+    capital = _figure(
+        notes,
+        "cost_of_capital",
+        request.cost_of_capital,
+        DEFAULT_COST_OF_CAPITAL,
+        lambda rate: _say("t_capital", lang, rate=rate),
+    )
+    separator = "、" if lang == "zh" else ", "
+    pricing = _figure(
+        notes,
+        "pricing",
+        request.pricing,
+        list(DEFAULT_PRICING),
+        # English keeps the API's ids; Chinese names them.
+        lambda kinds: separator.join(kind if lang == "en" else _pricing_name(kind, lang) for kind in kinds),
+    )
+    providers = _figure(
+        notes,
+        "providers",
+        request.providers,
+        None,
+        lambda p: separator.join(p) if p else _say("t_all", lang),
+    )
     kw_per_gpu = _power(gpu, system)
     inputs = Inputs(
         gpu=gpu,
@@ -251,56 +284,61 @@ def fill_inputs(
         kw_per_gpu=kw_per_gpu,
         pricing=tuple(dict.fromkeys(pricing)),
         providers=tuple(providers) if providers else None,
+        quoted=request.purchase_usd is not None,
     )
     if notes is None:
         return inputs, [], warnings
-    return inputs, notes + _model_assumptions(inputs, _power_source(gpu, system)), warnings
+    return inputs, notes + _model_assumptions(inputs, _power_source(gpu, system), lang), warnings
 
 
-def _model_assumptions(inputs: Inputs, power_source: str) -> list[Assumption]:
+def _model_assumptions(inputs: Inputs, power_source: str, lang: Lang) -> list[Assumption]:
     average_kw = draw_kw(inputs, inputs.utilization) / inputs.gpu_count
     return [
         Assumption(
             name="power_kw_per_gpu",
-            value=f"{inputs.kw_per_gpu:.3f} kW at full load, {average_kw:.3f} kW on average at "
-            f"{inputs.utilization:.0%} utilization",
+            value=explain.say(
+                "t_power", lang, full=inputs.kw_per_gpu, average=average_kw, utilization=inputs.utilization
+            ),
             source=power_source,
         ),
         Assumption(
             name="idle_draw",
-            value=f"an idle server draws {IDLE_DRAW:g} of full power: draw = full x ({IDLE_DRAW:g} + "
-            f"{1 - IDLE_DRAW:g} x utilization)",
+            value=explain.say("t_idle", lang, idle=IDLE_DRAW, busy=1 - IDLE_DRAW),
             source="gpu-advisor assumption",
         ),
         Assumption(
             name="energy",
-            value=f"{HOURS_PER_YEAR:g} hours a year; power = IT energy, facility = (PUE - 1) x IT energy",
+            value=explain.say("t_energy", lang, hours=HOURS_PER_YEAR),
             source="gpu-advisor model",
         ),
         Assumption(
             name="financing",
-            value="cost_of_capital x book value at the start of each year; book value falls linearly from the "
-            "purchase price to the resale value",
+            value=explain.say("t_financing", lang),
             source="gpu-advisor model",
         ),
         Assumption(
             name="rent_billing",
-            value="on demand, spot and capacity blocks bill the hours used (gpu_count x utilization x 8760 a year); "
-            "reservations bill every hour",
+            value=explain.say("t_billing", lang),
             source="gpu-advisor model",
         ),
         Assumption(
             name="rent_offer",
-            value="the cheapest offer of each pricing model for this GPU, any instance size",
+            value=explain.say("t_offer", lang, shape=inputs.shape, bought=bought(inputs)),
             source="catalog offers",
         ),
         Assumption(
             name="break_even_month",
-            value="cash view: purchase at month 0 plus power, facility and operations each month, against "
-            "pay-per-use rent (on demand, else spot); financing and resale left out",
+            value=explain.say("t_break_even_month", lang),
             source="gpu-advisor model",
         ),
     ]
+
+
+def bought(inputs: Inputs) -> str:
+    """What is bought, as a sentence names it."""
+    if inputs.system is not None and inputs.shape == inputs.system.gpu_count:
+        return inputs.system.name
+    return f"{inputs.shape}-GPU server"
 
 
 def draw_kw(inputs: Inputs, utilization: float) -> float:

@@ -79,6 +79,16 @@ class BuyCost(Result, kw_only=True, frozen=True):
     total: float
     per_gpu_hour: float
     years: list[BuyYear]
+    purchase_as_of: Annotated[
+        date | None, msgspec.Meta(description="Date of the catalog purchase price; null for the request's own quote.")
+    ] = None
+    purchase_age_days: Annotated[
+        int | None, msgspec.Meta(description="Days since purchase_as_of; null for the request's own quote.")
+    ] = None
+    purchase_source: Annotated[
+        str,
+        msgspec.Meta(description="Where the purchase price comes from: the catalog server price, or the request."),
+    ] = ""
 
 
 class RentYear(Result, kw_only=True, frozen=True):
@@ -106,6 +116,13 @@ class RentOption(Result, kw_only=True, frozen=True):
     total: float
     per_gpu_hour: float
     years: list[RentYear]
+    like_for_like: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Whether the instances rented have as many GPUs as the server bought (an 8-GPU NVLink "
+            "server against 8-GPU instances); false when no offer of that size exists (the warnings say so)."
+        ),
+    ] = True
 
 
 class Unavailable(Result, kw_only=True, frozen=True):

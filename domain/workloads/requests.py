@@ -18,8 +18,20 @@ TrainingPrecision = Literal["fp32", "bf16", "fp16", "fp8"]
 ImagePrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Objective = Literal["balanced", "cost", "speed"]
 EngineName = Literal["vllm", "sglang", "trtllm"]
+UseCase = Literal["chat", "agent", "batch"]
 Currency = Literal["USD", "CNY"]
 Lang = Literal["en", "zh"]
+
+# The latency targets a use case applies when the request names none: (max_tpot_ms, max_ttft_ms).
+# chat: a person reads the answer as it streams; 100 ms per token (10 tokens/s) stays ahead of reading speed and 2 s
+# is the wait before an answer starts that chat products treat as the limit. agent: a program reads the output, but it
+# waits for each step before the next call, so the decode time of every step adds to the task's: the same 100 ms per
+# token as chat; its long (largely cached) prompts get 5 s to the first token. batch: throughput only.
+USE_CASE_TARGETS: dict[UseCase, tuple[float | None, float | None]] = {
+    "chat": (100.0, 2000.0),
+    "agent": (100.0, 5000.0),
+    "batch": (None, None),
+}
 
 Tokens = Annotated[int, msgspec.Meta(ge=1, le=10_000_000, description="Tokens per request.")]
 Milliseconds = Annotated[float, msgspec.Meta(gt=0, le=3_600_000)]
@@ -92,6 +104,15 @@ class InferenceWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="inference"
             "default KV-cache dtype and the decode efficiency, stated in the assumptions."
         ),
     ] = "vllm"
+    use_case: Annotated[
+        UseCase,
+        msgspec.Meta(
+            description="chat (default): interactive; unless max_tpot_ms/max_ttft_ms say otherwise an option must "
+            "keep TPOT <= 100 ms and TTFT <= 2,000 ms to meet the targets. agent: a program reads the output and "
+            "waits for each step: TPOT <= 100 ms, TTFT <= 5,000 ms for its long prompts. batch: throughput only, no "
+            "latency targets. The targets applied are stated in the assumptions and the summary."
+        ),
+    ] = "chat"
 
 
 class TrainingWorkload(WorkloadSpec, kw_only=True, frozen=True, tag="training", tag_field="kind"):
@@ -186,7 +207,7 @@ class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
         Objective,
         msgspec.Meta(
             description="balanced: the cheapest way to meet the need first, then maturity, headroom and scaling. "
-            "cost: the lowest cost of meeting the need carries 80% of the score. "
+            "cost: the cheapest way to meet the need first, the score (80% of it cost) breaking ties. "
             "speed: the fastest configuration among those that meet the targets."
         ),
     ] = "balanced"
@@ -223,5 +244,14 @@ class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
         | None
     ) = None
     max_batch: (
-        Annotated[int, msgspec.Meta(ge=1, le=65_536, description="Cap on sequences in flight per model copy.")] | None
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Sequences in flight per model copy; replaces the engine's default cap, above it too "
+                "(the launch command sets the engine's flag).",
+            ),
+        ]
+        | None
     ) = None

@@ -18,6 +18,7 @@ from domain.catalog import (
 )
 from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 from domain.workloads.requests import (
+    USE_CASE_TARGETS,
     CustomModel,
     ImageGenerationWorkload,
     InferenceWorkload,
@@ -175,6 +176,15 @@ def _default_kv(workload: InferenceWorkload, llm: LlmModel) -> KvPrecision:
     return "fp8" if workload.engine == "trtllm" and precision == "fp8" else "bf16"
 
 
+def use_case_targets(workload: InferenceWorkload) -> dict[str, float | None]:
+    """The latency targets of the request: its own, or its use case's where it names none."""
+    tpot, ttft = USE_CASE_TARGETS[workload.use_case]
+    return {
+        "max_tpot_ms": workload.max_tpot_ms if workload.max_tpot_ms is not None else tpot,
+        "max_ttft_ms": workload.max_ttft_ms if workload.max_ttft_ms is not None else ttft,
+    }
+
+
 def normalise(workload: Workload, catalog: Catalog) -> Resolved:
     """Fill defaults and resolve the model; raise WorkloadError for what no GPU could fix."""
     if isinstance(workload, ImageGenerationWorkload):
@@ -198,6 +208,7 @@ def normalise(workload: Workload, catalog: Catalog) -> Resolved:
             model=llm.id if workload.custom_model is None else None,
             precision=workload.precision or _NATIVE_PRECISION[llm.native_precision],
             kv_cache_precision=workload.kv_cache_precision or _default_kv(workload, llm),
+            **use_case_targets(workload),
         )
         return Resolved(filled_inference, llm)
     # Training beyond the model's context is context extension, which is common: the planner warns instead.

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from domain.catalog import Gpu, Offer, Pricing, Vendor
+from domain.catalog import Gpu, Offer, Pricing, Tier, Vendor
 from domain.workloads.requests import Constraints, Currency, Lang, Objective, Workload
 
 
@@ -50,6 +50,17 @@ class Parallelism(Result, kw_only=True, frozen=True):
     expert: Annotated[
         int, msgspec.Meta(description="GPUs a MoE model's routed experts are split over (expert parallel); 1 = none.")
     ] = 1
+    attention_data: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                description="Inference: GPUs of each copy that run attention data-parallel (each keeps its own "
+                "requests' KV cache, as SGLang's --enable-dp-attention and vLLM's --data-parallel-size with expert "
+                "parallel do); null when attention is tensor-parallel."
+            ),
+        ]
+        | None
+    ) = None
     zero_stage: (
         Annotated[
             int,
@@ -91,7 +102,11 @@ class Launch(Result, kw_only=True, frozen=True):
     """How to run the option: the engine (or launcher) and its command line for this layout."""
 
     engine: Annotated[
-        str, msgspec.Meta(description="vllm, sglang, trtllm; megatron or accelerate (FSDP) for training.")
+        str,
+        msgspec.Meta(
+            description="vllm, sglang, trtllm for serving; trl (under accelerate) or megatron for fine-tuning and "
+            "training; diffusers for images."
+        ),
     ]
     command: Annotated[str, msgspec.Meta(description="The command line for this layout, ready to paste.")]
 
@@ -108,6 +123,10 @@ class OfferUsed(Result, kw_only=True, frozen=True):
     as_of: date
     age_days: int
     source: str
+    tier: Annotated[
+        Tier | None,
+        msgspec.Meta(description="community or secure where the provider sells both (RunPod); null otherwise."),
+    ] = None
 
 
 class Cost(Result, kw_only=True, frozen=True):

@@ -92,7 +92,7 @@ async def test_recommend_table_has_every_part(cli: CliRunner, client: Client) ->
     answer = (await client.post("/v1/recommendations", json=body)).json()
     result = await run(cli, "recommend", "--model", "llama-3.1-70b", "--concurrency", "32")
     out = result.stdout
-    for header in ("GPU", "TPxPPxDP", "memory used", "throughput", "per hour", "per unit of work", "targets"):
+    for header in ("GPU", "layout", "memory used", "throughput", "per hour", "per unit of work", "targets"):
         assert header in out
     for section in ("Options: llama-3.1-70b", "Warnings", "Excluded GPUs", "Summary", "Assumptions (#1"):
         assert section in out

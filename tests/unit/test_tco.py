@@ -230,10 +230,10 @@ def test_cny_converts_money_with_the_rate(reference: Catalog) -> None:
 
 
 def test_pricing_without_offers_is_listed_as_not_available(reference: Catalog) -> None:
-    result = run(reference, gpu="h100-sxm", pricing=["spot", "spot"])
+    result = run(reference, gpu="gaudi3", pricing=["spot", "spot"])
     assert result.rent == [] and result.cheaper is None and result.rent_vs_buy_pct is None
     assert [(u.pricing, u.reason) for u in result.not_available] == [
-        ("spot", "No spot offer for NVIDIA H100 SXM5 80GB.")
+        ("spot", "No spot offer for Intel Gaudi 3 (OAM HL-325L).")
     ]
     assert result.break_even_utilization is None and "nothing to compare" in result.summary
 
