@@ -143,8 +143,18 @@ def describe_inference(
     )
 
 
-@lru_cache(maxsize=1024)
 def request_assumptions(
+    model: LlmModel, workload: InferenceWorkload, precision: str, kv_precision: str, lang: Lang
+) -> tuple[Assumption, ...]:
+    """The assumptions every option of the request states alike, computed once per request shape."""
+    try:
+        return _shared_assumptions(model, workload, precision, kv_precision, lang)
+    except TypeError:
+        # A pasted config.json (a dict) makes the request unhashable: its assumptions are its own.
+        return _request_assumptions(model, workload, precision, kv_precision, lang)
+
+
+def _request_assumptions(
     model: LlmModel, workload: InferenceWorkload, precision: str, kv_precision: str, lang: Lang
 ) -> tuple[Assumption, ...]:
     """The assumptions every option of the request states alike: weights, KV cache, sequence, engine."""
@@ -191,6 +201,9 @@ def request_assumptions(
             source="vLLM chunked prefill (docs.vllm.ai, 'Optimization and Tuning')",
         ),
     )
+
+
+_shared_assumptions = lru_cache(maxsize=1024)(_request_assumptions)
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
