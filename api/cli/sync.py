@@ -88,7 +88,9 @@ def _table(report: Any) -> None:
     "providers",
     multiple=True,
     type=click.Choice(list(FEED_PROVIDERS)),
-    help="Only this gpuhunt provider (repeatable) [default: every provider gpuhunt lists GPUs for].",
+    # Eighteen names do not fit one 80-column line: the help text lists them and lets the terminal wrap them.
+    metavar="NAME",
+    help="Only this gpuhunt provider (repeatable): " + ", ".join(FEED_PROVIDERS) + " [default: all of them].",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")

@@ -367,7 +367,8 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
             value = "\n".join(wrap(value, ZH_VALUE_WIDTH))
         row = [assumption_name(assumption.name, lang), value]
         if sources:
-            row.append(assumption.source)
+            # A long URL is one unbreakable word that would squeeze the names: `--json` carries it whole.
+            row.append(shorten(assumption.source))
         table.add_row(*row)
     return _block(title, table)
 

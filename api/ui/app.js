@@ -788,8 +788,8 @@ function renderOptions(options, kind, currency, workload) {
     const offer = option.offer;
     const pricing = offer
       ? [
-          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}${offer.tier ? ` · ${t(`tier.${offer.tier}`)}` : ""}` }),
-          h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
+          h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
+          ...(offer.tier ? [h("span", { class: "sub", text: t(`tier.${offer.tier}`) })] : []),
         ]
       : [t("pricing.none")];
     // Warnings and reasons are sentences: they get a full-width row under their option instead of a narrow column.
@@ -845,10 +845,15 @@ function renderOptions(options, kind, currency, workload) {
       // An old price is information beside the option, not a reason it ranks lower.
       priceAge: h(
         "td",
-        { class: `num price-age${option.cost?.stale_price ? " stale" : ""}` },
+        // The stale marker is one word: the sentence that says what to do is the cell's tooltip.
+        {
+          class: `num price-age${option.cost?.stale_price ? " stale" : ""}`,
+          ...(option.cost?.stale_price ? { title: t("priceAge.check") } : {}),
+        },
         offer
           ? [
               h("span", { text: t("priceAge.days", { days: offer.age_days }) }),
+              h("span", { class: "sub", text: offer.as_of }),
               ...(option.cost?.stale_price ? [h("span", { class: "sub", text: t("priceAge.old") })] : []),
             ]
           : [t("spec.notAvailable")],

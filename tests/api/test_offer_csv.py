@@ -13,7 +13,18 @@ from api.offer_import import CSV_COLUMNS, RowErrors, csv_rows, offers_csv, parse
 from domain.catalog import Catalog, Offer
 
 HEADER = ",".join(CSV_COLUMNS)
-ROW = "{id},digitalocean,h100-sxm,1,on_demand,2.5,,,,,,2026-11-25,provider page,"
+CELLS = {
+    "id": "{id}",
+    "provider": "digitalocean",
+    "gpu": "h100-sxm",
+    "gpus_per_instance": "1",
+    "pricing": "on_demand",
+    "usd_per_gpu_hour": "2.5",
+    "as_of": "2026-11-25",
+    "source": "provider page",
+}
+# Notes last, so a test can append a quoted note to a row.
+ROW = ",".join(CELLS.get(column, "") for column in CSV_COLUMNS)
 
 
 def test_blank_lines_are_no_rows_and_count_towards_no_limit(monkeypatch: pytest.MonkeyPatch) -> None:
