@@ -39,12 +39,13 @@ FROM ${PYTHON_IMAGE} AS runtime
 RUN groupadd --system --gid 10001 app \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
        --shell /usr/sbin/nologin app \
-    && mkdir -p /app/data /tmp/gpu-advisor-metrics \
-    && chown 10001:10001 /app/data /tmp/gpu-advisor-metrics
+    && mkdir -p /app/data/spool /tmp/gpu-advisor-metrics \
+    && chown 10001:10001 /app/data /app/data/spool /tmp/gpu-advisor-metrics
 
 WORKDIR /app
 
-# The code stays owned by root (read-only for the service user); only /app/data is writable.
+# The code stays owned by root (read-only for the service user); only /app/data is writable. The spool folder
+# exists in the image so that a volume mounted there (compose.yaml) starts owned by the service user.
 COPY --from=builder /app/.venv /app/.venv
 COPY --from=builder /app/pyproject.toml /app/uv.lock /app/README.md ./
 COPY --from=builder /app/api ./api

@@ -11,17 +11,18 @@ from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders, State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server, Tag
 from litestar.plugins.prometheus import PrometheusConfig
 from litestar.types import Message, Scope
 
 from api.chat.mcp_server import build_server, http_session_manager, service_context
 from api.http.auth import API_KEY_HEADER
+from api.http.client_address import ClientAddress, TrustedProxies, trusted_networks
 from api.http.head_requests import HeadAsGet
 from api.http.problems import EXCEPTION_HANDLERS
 from api.http.query_params import check_query
 from api.http.rate_limit import RateLimiter, RateLimitMiddleware
+from api.http.read_deadline import EXCEPTION_HANDLERS as BODY_EXCEPTION_HANDLERS
 from api.http.read_deadline import BodyDeadline
 from api.http.request_body import BODY_OPT, check_body
 from api.http.request_context import REQUEST_ID_HEADER, RequestContext
@@ -38,6 +39,7 @@ from api.routes import (
     models_admin,
     prices,
     recommendations,
+    schema_ui,
     tco,
     tools,
     ui,
@@ -120,10 +122,11 @@ def create_app(settings: Settings) -> Litestar:
             *tools.ROUTES,
             *mcp.ROUTES,
             *ui.ROUTES,
+            *schema_ui.ROUTES,
         ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         lifespan=[lifespan],
-        exception_handlers=EXCEPTION_HANDLERS,
+        exception_handlers={**EXCEPTION_HANDLERS, **BODY_EXCEPTION_HANDLERS},
         before_send=[_allow_header],
         before_request=_check_request,
         # Outermost first: a 429 is counted in the metrics too.
@@ -139,7 +142,7 @@ def create_app(settings: Settings) -> Litestar:
             version=API_VERSION,
             description=DESCRIPTION,
             path="/schema",
-            render_plugins=[ScalarRenderPlugin()],
+            render_plugins=[schema_ui.render_plugin()],
             use_handler_docstrings=False,
             servers=[Server(url="/", description="This instance")],
             components=Components(
@@ -184,9 +187,14 @@ def create_app(settings: Settings) -> Litestar:
             if BODY_OPT in handler.opt
         },
     )
-    # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too.
-    app.asgi_handler = RequestContext(
-        HeadAsGet(BodyDeadline(app.asgi_handler, settings.body_timeout_s)), cors=bool(settings.cors_origins)
+    # Outside Litestar's routing, CORS and error handling, so 404s, 405s and preflights get ids and headers too;
+    # the client's address is settled first, so the access log and the rate limit key on the same one.
+    app.asgi_handler = ClientAddress(
+        RequestContext(
+            HeadAsGet(BodyDeadline(app.asgi_handler, settings.body_timeout_s, settings.body_min_rate)),
+            cors=bool(settings.cors_origins),
+        ),
+        TrustedProxies(trusted_networks(settings.trusted_proxies)),
     )
     return app
 

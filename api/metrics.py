@@ -13,6 +13,10 @@ CATALOG_INFO = Gauge("gpu_advisor_catalog_info", "The catalog version served by 
 PENDING_RECOMMENDATIONS = Gauge(
     "gpu_advisor_pending_recommendations", "Recommendations computed while the database was down, waiting to be stored."
 )
+CONNECTIONS_REFUSED = Counter(
+    "gpu_advisor_connections_refused_total",
+    "Requests answered 503 (and closed) because the instance held GPU_ADVISOR_MAX_CONNECTIONS connections.",
+)
 RATE_LIMITED = Counter("gpu_advisor_rate_limited_total", "Requests answered 429 by the rate limiter.")
 REFUSED_RECOMMENDATIONS = Counter(
     "gpu_advisor_refused_recommendations_total",

@@ -9,7 +9,8 @@ from datetime import date
 
 import msgspec
 
-from domain.estimates import ExchangeRate
+from api.http.client_address import TrustError, trusted_networks
+from domain.workloads.results import ExchangeRate
 
 # `auto`: readable text when the log goes to a terminal, JSON lines otherwise.
 LOG_FORMATS = ("auto", "json", "text")
@@ -91,7 +92,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # The request line and headers (api/server.py), and how long a client may take to send them, then the body.
     max_header_bytes: int = 32_768
     head_timeout_s: float = 10.0
+    # A whole request body gets body_timeout_s plus one second per body_min_rate bytes already received: a body
+    # trickled slower than that rate is cut off (408), however often its bytes arrive (api/http/read_deadline.py).
     body_timeout_s: float = 30.0
+    body_min_rate: int = 8192
+    # Connections one instance holds at once; beyond it requests are answered 503 and closed (probes still pass),
+    # so a flood of held connections cannot exhaust the process's file descriptors (api/server.py).
+    max_connections: int = 1000
+    # The proxies (addresses or CIDR networks: the ingress controller) whose X-Forwarded-For entries are believed;
+    # the client is the rightmost entry none of them wrote (api/http/client_address.py). Empty: the peer address.
+    trusted_proxies: tuple[str, ...] = ()
     # Per client (API key, else address), shared through Redis; 0 turns limiting off.
     rate_limit_per_minute: int = 600
     rate_limit_burst: int = 120
@@ -152,6 +162,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
                 "DATABASE_URL must start with sqlite+aiosqlite:// or postgresql+asyncpg:// "
                 f"(got {database_url.split('://')[0]!r})"
             )
+        if text("FORWARDED_ALLOW_IPS"):
+            # uvicorn's setting is not read (its proxy headers are off): a deployment that still sets it would key
+            # every client on the proxy's address without noticing.
+            raise SettingsError(
+                "FORWARDED_ALLOW_IPS is not read; name the proxies in GPU_ADVISOR_TRUSTED_PROXIES instead"
+            )
+        try:
+            trusted_networks(listing("GPU_ADVISOR_TRUSTED_PROXIES"))
+        except TrustError as error:
+            raise SettingsError(f"GPU_ADVISOR_TRUSTED_PROXIES: {error}") from None
         redis_url = text("REDIS_URL")
         if redis_url and not redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise SettingsError("REDIS_URL must start with redis://, rediss:// or unix://")
@@ -202,6 +222,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             body_timeout_s=_positive(
                 number("GPU_ADVISOR_BODY_TIMEOUT_S", defaults.body_timeout_s), "GPU_ADVISOR_BODY_TIMEOUT_S"
             ),
+            body_min_rate=int(
+                _positive(number("GPU_ADVISOR_BODY_MIN_RATE", defaults.body_min_rate, int), "GPU_ADVISOR_BODY_MIN_RATE")
+            ),
+            max_connections=int(
+                _positive(
+                    number("GPU_ADVISOR_MAX_CONNECTIONS", defaults.max_connections, int), "GPU_ADVISOR_MAX_CONNECTIONS"
+                )
+            ),
+            trusted_proxies=listing("GPU_ADVISOR_TRUSTED_PROXIES"),
             rate_limit_per_minute=int(number("GPU_ADVISOR_RATE_LIMIT_PER_MINUTE", defaults.rate_limit_per_minute, int)),
             rate_limit_burst=int(
                 _positive(

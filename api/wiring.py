@@ -15,7 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from api.adapters.cache import Cache, LocalCache, RedisCache, TieredCache
 from api.adapters.redis_link import RedisLink
 from api.adapters.storage.catalog_repository import load_catalog, load_changed_offers, stored_version
-from api.adapters.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
+from api.adapters.storage.database import DATABASE_ERRORS, create_engine, create_session_factory, explain_database_error
+from api.adapters.storage.offer_writer import OfferWriter
 from api.adapters.storage.reference import load_reference_catalog
 from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
@@ -24,7 +25,7 @@ from api.services.catalog_view import CatalogView
 from api.services.recommendation_store import RecommendationStore
 from api.settings import Settings
 from domain.catalog import Catalog, CatalogError
-from domain.estimates import ExchangeRate
+from domain.workloads.results import ExchangeRate
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,8 @@ class Services:
             capacity=settings.pending_capacity,
             spool=Path(settings.pending_spool_dir) if settings.pending_spool_dir else None,
         )
+        # PostgreSQL: offer writes are coalesced on a thread of their own (see offer_writer.py).
+        self.offer_writer = OfferWriter(settings.database_url) if engine.dialect.name == "postgresql" else None
         self.rate_limiter: RateLimiter | None = None
         self._reload_lock = asyncio.Lock()
         self.sync = CatalogSync(
@@ -70,12 +73,14 @@ class Services:
             cache = TieredCache(LocalCache(settings.local_cache_entries, backend="local-tier"), RedisCache(link))
         else:
             cache = LocalCache(settings.local_cache_entries)
-        services = cls(settings, engine, cache, await _initial_view(engine))
+        services = cls(settings, engine, cache, await _initial_view(engine, settings.database_url))
         if settings.rate_limit_per_minute > 0:
             services.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst, link)
         _publish(services.view)
         services.sync.start()
         services.recommendations.start()
+        if services.offer_writer is not None:
+            services.offer_writer.start()
         return services
 
     @property
@@ -123,13 +128,15 @@ class Services:
         return True
 
     async def close(self) -> None:
+        if self.offer_writer is not None:
+            await self.offer_writer.close()
         await self.sync.stop()
         await self.recommendations.close()
         await self.cache.close()
         await self.engine.dispose()
 
 
-async def _initial_view(engine: AsyncEngine) -> CatalogView:
+async def _initial_view(engine: AsyncEngine, database_url: str) -> CatalogView:
     now = datetime.now(UTC)
     try:
         async with asyncio.timeout(10.0), create_session_factory(engine)() as session:
@@ -138,7 +145,7 @@ async def _initial_view(engine: AsyncEngine) -> CatalogView:
             return CatalogView(catalog, source="database", loaded_at=now)
         log.warning("the database holds no catalog yet (run `gpu-advisor seed`); serving the reference data")
     except DATABASE_ERRORS as error:
-        log.error("could not load the catalog from the database, serving the reference data: %s", error)
+        log.error("serving the reference data: %s", explain_database_error(error, database_url))
     except CatalogError as error:
         log.error("the stored catalog is invalid, serving the reference data: %s", error)
     return CatalogView(load_reference_catalog(), source="reference", loaded_at=now)

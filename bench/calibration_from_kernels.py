@@ -39,20 +39,13 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from bench.calibration_toml import allreduce_table, to_toml
+from bench.kernel_setups import GPUS, MODELS, SETUPS, Setup
+
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "domain" / "data" / "calibration_kernels.toml"
 PACKAGE = "aiconfigurator-core"
 
-# The package's system names -> catalog GPU ids (a100_sxm is the 80 GiB part: its mem_capacity is 80 GiB).
-GPUS = {"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "a100_sxm": "a100-sxm-80gb", "l40s": "l40s"}
-# Catalog model ids -> the package's model paths (configs it ships); None: built from our catalog's shape.
-MODELS: dict[str, str | None] = {
-    "llama-3.1-8b": "meta-llama/Meta-Llama-3.1-8B",
-    "llama-3.1-70b": "meta-llama/Meta-Llama-3.1-70B",
-    "qwen3-32b": "Qwen/Qwen3-32B",
-    "deepseek-v3": "deepseek-ai/DeepSeek-V3",
-    "llama-2-70b": None,
-}
 # FP8 GEMMs as the published FP8 checkpoints quantize them: NVIDIA's Llama FP8 checkpoints per-tensor
 # (hf_quant_config quant_algo FP8), Qwen3-32B-FP8 and DeepSeek-V3 block-scaled (weight_block_size 128 x 128).
 # The other FP8 kind is evaluated too and given in the notes; DeepSeek-V3's MoE tables are block-scaled only.
@@ -62,87 +55,6 @@ NO_FP8 = {"a100_sxm"}  # Ampere: no FP8 tables, FP8 KV cache not measured either
 MEMORY_FRACTION = 0.9
 FRACTION_KIND = {"trtllm": "of_free", "vllm": "of_total", "sglang": "of_total"}
 ALL_REDUCE = re.compile(r"(_ar(_\d+)?$|allreduce)")
-
-
-@dataclass(frozen=True)
-class Setup:
-    system: str
-    backend: str
-    model: str
-    precision: str  # bf16 | fp8 (weights; the KV cache follows where the GPU has FP8)
-    tp: int
-    batch: int
-    phase: str  # decode | prefill
-    isl: int
-    osl: int = 1
-    ep: int = 1
-
-
-def _decode(system: str, backend: str, model: str, precision: str, tp: int, batch: int, ctx: str = "2k") -> Setup:
-    isl, osl = {"1k": (512, 1024), "2k": (1024, 2048), "4k": (2048, 4096)}[ctx]
-    ep = 8 if model == "deepseek-v3" else 1
-    return Setup(system, backend, model, precision, tp, batch, "decode", isl, osl, ep)
-
-
-def _prefill(system: str, backend: str, model: str, precision: str, tp: int, batch: int, isl: int) -> Setup:
-    return Setup(system, backend, model, precision, tp, batch, "prefill", isl, 1, 8 if model == "deepseek-v3" else 1)
-
-
-SETUPS: list[Setup] = [
-    # Tensor-parallel growth: Llama 3.1 70B FP8 on H200 at batch 64 (and the ends of the batch range at TP8).
-    *(_decode("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 64) for tp in (1, 2, 4, 8)),
-    _decode("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 1),
-    _decode("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 256),
-    _decode("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 64, "4k"),
-    _decode("h200_sxm", "vllm", "llama-3.1-70b", "fp8", 8, 64),
-    # FP8 against BF16 at batch 1 (the memory-bound end) on Hopper and Blackwell.
-    *(
-        _decode(s, "trtllm", "llama-3.1-8b", p, 1, 1)
-        for s in ("h100_sxm", "h200_sxm", "b200_sxm")
-        for p in ("bf16", "fp8")
-    ),
-    *(_decode("h100_sxm", "trtllm", "llama-3.1-70b", p, 4, 1) for p in ("bf16", "fp8")),
-    *(_decode("b200_sxm", "trtllm", "llama-3.1-70b", p, 2, 1) for p in ("bf16", "fp8")),
-    # Batch growth on one GPU.
-    *(_decode("h100_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, b) for b in (8, 32, 128, 256)),
-    _decode("h100_sxm", "vllm", "llama-3.1-8b", "bf16", 1, 64),
-    _decode("h100_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, 64, "4k"),
-    *(_decode("b200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 64) for tp in (2, 8)),
-    # Ampere (BF16 only).
-    *(_decode("a100_sxm", "vllm", "llama-3.1-8b", "bf16", 1, b) for b in (1, 32)),
-    *(_decode("a100_sxm", "vllm", "llama-3.1-70b", "bf16", 8, b) for b in (1, 32)),
-    # L40S: PCIe only, so the all-reduce tables dominate at TP > 1.
-    *(_decode("l40s", "vllm", "llama-3.1-8b", "bf16", 1, b) for b in (1, 32)),
-    _decode("l40s", "vllm", "llama-3.1-8b", "fp8", 1, 1),
-    _decode("l40s", "vllm", "llama-3.1-8b", "fp8", 2, 1),
-    *(_decode("l40s", "vllm", "llama-3.1-70b", "fp8", 2, b) for b in (1, 8)),
-    *(_decode("l40s", "vllm", "llama-3.1-70b", "fp8", 4, b) for b in (1, 32)),
-    _decode("l40s", "vllm", "llama-3.1-70b", "bf16", 8, 32),
-    _decode("l40s", "trtllm", "llama-3.1-70b", "fp8", 4, 32),
-    _decode("l40s", "vllm", "qwen3-32b", "bf16", 2, 8),
-    # Qwen3 32B.
-    _decode("h100_sxm", "trtllm", "qwen3-32b", "fp8", 1, 32),
-    _decode("h100_sxm", "vllm", "qwen3-32b", "bf16", 2, 32),
-    _decode("h200_sxm", "sglang", "qwen3-32b", "fp8", 1, 64),
-    # DeepSeek-V3 (MoE, MLA): attention TP8, experts EP8.
-    *(_decode("h200_sxm", "trtllm", "deepseek-v3", "fp8", 8, b) for b in (1, 64)),
-    _decode("b200_sxm", "trtllm", "deepseek-v3", "fp8", 8, 64),
-    # Llama 2 70B FP8 on H100 across tensor-parallel sizes.
-    *(_decode("h100_sxm", "trtllm", "llama-2-70b", "fp8", tp, 64) for tp in (2, 4, 8)),
-    # Prefills.
-    *(_prefill("h100_sxm", "trtllm", "llama-3.1-8b", p, 1, 1, 2048) for p in ("bf16", "fp8")),
-    _prefill("h100_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, 1, 8192),
-    _prefill("h100_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, 8, 1024),
-    _prefill("b200_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, 1, 2048),
-    *(_prefill("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 1, 2048) for tp in (1, 4, 8)),
-    _prefill("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 1, 8192),
-    _prefill("b200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 1, 2048),
-    _prefill("a100_sxm", "vllm", "llama-3.1-70b", "bf16", 8, 1, 2048),
-    _prefill("l40s", "vllm", "llama-3.1-8b", "bf16", 1, 1, 2048),
-    _prefill("l40s", "vllm", "llama-3.1-70b", "fp8", 4, 1, 2048),
-    _prefill("h100_sxm", "trtllm", "qwen3-32b", "fp8", 2, 1, 8192),
-    _prefill("h200_sxm", "trtllm", "deepseek-v3", "fp8", 8, 1, 2048),
-]
 
 
 def _catalog_models() -> dict[str, dict[str, Any]]:
@@ -347,44 +259,6 @@ def compute(setup: Setup, catalog: dict[str, dict[str, Any]], scratch: Path, dat
         "quote": f"{best.call} = {best.value:.{digits}f} ms",
         "notes": notes,
     }
-
-
-def to_toml(points: list[dict[str, Any]]) -> str:
-    """The points as [[points]] tables (json string escapes are valid TOML basic-string escapes)."""
-    lines = [
-        "# Generated by bench/calibration_from_kernels.py --write from aiconfigurator-core's measured kernel tables;",
-        "# do not edit by hand. decode_step_ms is one pure decode step (not a TPOT under continuous batching),",
-        "# prefill_ms one prefill; both are the package's per-op sums over its measured GEMM, attention and",
-        "# all-reduce tables (elementwise ops from its empirical model), with no framework or scheduling overhead.",
-    ]
-    for point in points:
-        lines.append("")
-        lines.append("[[points]]")
-        for key, value in point.items():
-            lines.append(f"{key} = {json.dumps(value) if isinstance(value, str) else value}")
-    return "\n".join(lines) + "\n"
-
-
-def allreduce_table(catalog: dict[str, dict[str, Any]]) -> str:
-    """Per-all-reduce latency the engine uses for Llama 3.1 70B BF16 decode (8192 x batch elements)."""
-    from aiconfigurator_core.sdk import perf_database
-    from aiconfigurator_core.sdk.engine import EngineHandle
-
-    layers = catalog["llama-3.1-70b"]["layers"]
-    rows = ["system   engine  version     TP  us/all-reduce at batch 1 / 8 / 64 (16 KiB / 128 KiB / 1 MiB)"]
-    for system in GPUS:
-        for backend in ("trtllm", "vllm"):
-            backend_version = perf_database.resolve_query_version(system, backend, "current")
-            for tp in (2, 4, 8):
-                handle = EngineHandle.compile(
-                    MODELS["llama-3.1-70b"], system, backend, backend_version=backend_version, tp_size=tp
-                )
-                cells = []
-                for batch in (1, 8, 64):
-                    ops = {op[0]: op[1] for op in handle.decode_step_per_op(batch, 1024, 2)}
-                    cells.append(f"{1000 * ops['generation_ar_1'] / layers:6.1f}")
-                rows.append(f"{system:8} {backend:7} {backend_version:11} {tp:2}  {' / '.join(cells)}")
-    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,9 @@
-"""Fit the efficiency table's expected values to the calibration points (coordinate descent, bounded).
+"""Fit the efficiency table's expected values to the FIT SET of the calibration points (coordinate descent, bounded).
 
-Prints each changed factor and the ledger before and after; nothing is written: the table in domain/efficiency.py
-is edited by hand from this output, so every change is reviewed with its source.
+Prints each changed factor and the ledger before and after; nothing is written: the table in
+domain/hardware/efficiency.py is edited by hand from this output, so every change is reviewed with its source. The test
+set (the frozen split of domain/calibration/holdout.py) is never read here. A value that ends on a bound is a missing
+mechanism: it is printed with "ON BOUND" and must not be copied into the table.
 
     uv run python bench/fit_factors.py [--rounds 3]
 """
@@ -12,11 +14,15 @@ import argparse
 import dataclasses
 import math
 import statistics
+from collections.abc import Iterable
 
 from api.adapters.storage.reference import calibration_points, read_reference_documents
-from domain import efficiency
-from domain.planning.accuracy import build_ledger
-from domain.reference import parse_reference
+from domain.calibration.harness import reproduce
+from domain.calibration.ledger import score
+from domain.calibration.points import CalibrationPoint
+from domain.catalog import Catalog
+from domain.catalog.reference_files import parse_reference
+from domain.hardware import efficiency
 
 # (lower bound, upper bound) of each factor's expected value: physics and the published ranges.
 BOUNDS = {
@@ -32,31 +38,35 @@ BOUNDS = {
 STEPS = (0.8, 0.9, 0.95, 1.05, 1.1, 1.25)
 
 
-def loss(catalog, points) -> float:  # type: ignore[no-untyped-def]
+def loss(catalog: Catalog, points: Iterable[CalibrationPoint]) -> float:
     """Mean absolute log error, each point's capped at log(3) so that a few odd points cannot steer the fit."""
-    ledger = build_ledger(catalog, points)
-    return statistics.fmean(min(abs(math.log(r.expected / r.point.value)), math.log(3)) for r in ledger.reproductions)
+    errors = [min(abs(math.log(r.expected / r.point.value)), math.log(3)) for r in map_reproduce(catalog, points)]
+    return statistics.fmean(errors) if errors else 0.0
 
 
-def summary(catalog, points) -> str:  # type: ignore[no-untyped-def]
-    errors = [abs(r.error) for r in build_ledger(catalog, points).reproductions]
-    return f"median {100 * statistics.median(errors):.1f}% worst {100 * max(errors):.0f}% over {len(errors)} points"
+def map_reproduce(catalog: Catalog, points: Iterable[CalibrationPoint]):  # type: ignore[no-untyped-def]
+    return [reproduce(catalog, point) for point in points]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    catalog = parse_reference(read_reference_documents())
-    points = calibration_points()
-    used = {efficiency.family_of(g) for g in catalog.gpus if any(p.gpu == g.id for p in points)}
-    print("before:", summary(catalog, points))
+def fit_points(catalog: Catalog) -> list[CalibrationPoint]:
+    """The calibration points of the fit set."""
+    return [item.reproduction.point for item in score(catalog, calibration_points(), {}) if item.side == "fit"]
+
+
+def families_of(catalog: Catalog, points: Iterable[CalibrationPoint]) -> set[str]:
+    gpus = {point.gpu for point in points}
+    return {efficiency.family_of(gpu) for gpu in catalog.gpus if gpu.id in gpus}
+
+
+def fit(catalog: Catalog, points: list[CalibrationPoint], families: Iterable[str], rounds: int) -> None:
+    """Coordinate descent on the families' factors, in place in efficiency.EFFICIENCY."""
     best = loss(catalog, points)
-    original = {f: dict(row) for f, row in efficiency.EFFICIENCY.items()}
-    for _ in range(args.rounds):
-        for family in sorted(used):
+    for _ in range(rounds):
+        for family in sorted(families):
             for name, (low, high) in BOUNDS.items():
-                current = efficiency.EFFICIENCY[family][name]
+                current = efficiency.EFFICIENCY[family][name]  # type: ignore[index]
+                if not current.source.startswith(efficiency.FITTED):
+                    continue  # a factor with a measurement of its own is not the fit's to move
                 for step in STEPS:
                     value = min(high, max(low, current.expected * step))
                     scale = value / current.expected
@@ -68,19 +78,39 @@ def main() -> None:
                         low=current.low * scale,
                         high=min(ceiling, max(value, current.high * scale)),
                     )
-                    efficiency.EFFICIENCY[family][name] = trial
-                    score = loss(catalog, points)
-                    if score < best - 1e-6:
-                        best, current = score, trial
-                    efficiency.EFFICIENCY[family][name] = current
-    print("after: ", summary(catalog, points))
+                    efficiency.EFFICIENCY[family][name] = trial  # type: ignore[index]
+                    score_ = loss(catalog, points)
+                    if score_ < best - 1e-6:
+                        best, current = score_, trial
+                    efficiency.EFFICIENCY[family][name] = current  # type: ignore[index]
+
+
+def summary(catalog: Catalog, points: list[CalibrationPoint]) -> str:
+    errors = [abs(r.error) for r in map_reproduce(catalog, points)]
+    return f"median {100 * statistics.median(errors):.1f}% worst {100 * max(errors):.0f}% over {len(errors)} points"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    catalog = parse_reference(read_reference_documents())
+    points = fit_points(catalog)
+    print("fit set before:", summary(catalog, points))
+    original = {f: dict(row) for f, row in efficiency.EFFICIENCY.items()}
+    fit(catalog, points, families_of(catalog, points), args.rounds)
+    print("fit set after: ", summary(catalog, points))
     for family, row in efficiency.EFFICIENCY.items():
         for name, factor in row.items():
             before = original[family][name]
             if abs(factor.expected - before.expected) > 1e-9:
+                low, high = BOUNDS.get(name, (-math.inf, math.inf))
+                pinned = (
+                    " ON BOUND" if math.isclose(factor.expected, low) or math.isclose(factor.expected, high) else ""
+                )
                 print(
                     f"{family:9s} {name:20s} {before.expected:g} -> {factor.expected:.3g} "
-                    f"(band {factor.low:.3g}-{factor.high:.3g})"
+                    f"(band {factor.low:.3g}-{factor.high:.3g}){pinned}"
                 )
 
 

@@ -69,22 +69,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
-import statistics
 import sys
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
 
 import httpx
-from recommend_latency import UNREACHABLE_BUDGET_USD, WORKLOADS
 
-from api.openapi import examples
 from bench import figures, load_client, servers, stores
+from bench.load_report import report_document, text_report
+from bench.load_requests import (
+    MIX,
+    REC_GET,
+    REC_UNIQUE,
+    check_requests,
+    class_counts,
+    plan,
+    repeated_requests,
+    unique_recommendations,
+)
+from bench.recommend_latency import UNREACHABLE_BUDGET_USD
 
 REQUEST_TIMEOUT_S = 30.0
 READY_CHECKS_PER_WORKER = 4
@@ -92,171 +99,11 @@ READY_DEADLINE_S = 20.0
 SERVER_ENV = {"GPU_ADVISOR_RATE_LIMIT_PER_MINUTE": "0", "GPU_ADVISOR_LOG_LEVEL": "WARNING"}
 LOG_ERROR_MARKERS = ("ERROR", "Traceback", "CRITICAL")
 
-GPUS = "GET /v1/gpus?filters"
-GPU = "GET /v1/gpus/{id}"
-COMPARE = "GET /v1/gpus/compare"
-OFFERS = "GET /v1/offers"
-MODELS = "GET /v1/models"
-SYSTEMS = "GET /v1/systems"
-REC_REPEATED = "POST /v1/recommendations (repeated)"
-REC_UNIQUE = "POST /v1/recommendations (unique)"
-REC_GET = "GET /v1/recommendations/{id}"
-ESTIMATES = "POST /v1/estimates"
-TCO = "POST /v1/tco"
 
-MIX: dict[str, int] = {  # request class: share in percent (the table of the docstring)
-    GPUS: 14,
-    GPU: 12,
-    COMPARE: 6,
-    OFFERS: 8,
-    MODELS: 4,
-    SYSTEMS: 4,
-    REC_REPEATED: 20,
-    REC_UNIQUE: 6,
-    REC_GET: 12,
-    ESTIMATES: 8,
-    TCO: 6,
-}
 assert sum(MIX.values()) == 100
-
-GPU_QUERIES: list[dict[str, Any]] = [
-    {},
-    {"vendor": "nvidia"},
-    {"vendor": "amd", "sort": "memory_gb"},
-    {"min_memory_gb": 80, "sort": "price"},
-    {"ecosystem": "cuda", "supports": "fp8", "sort": "bf16_tflops", "order": "desc"},
-    {"segment": "datacenter", "sort": "bandwidth", "limit": 10},
-    {"supports": "nvlink", "min_memory_gb": 141},
-    {"segment": "consumer", "sort": "price", "order": "asc"},
-    {"ecosystem": "rocm"},
-    {"sort": "name", "limit": 20, "offset": 20},
-]
-GPU_IDS = ["h100-sxm", "h200", "mi300x", "l40s", "b200", "a100-sxm-80gb", "H100 SXM5", "rtx-4090"]
-COMPARE_IDS = ["h100-sxm,h200,mi300x", "h100-sxm,b200", "a100-sxm-80gb,h100-sxm,h200,b200", "l40s,rtx-4090"]
-OFFER_QUERIES: list[dict[str, Any]] = [
-    {"gpu": "h100-sxm"},
-    {"gpu": "h200", "pricing": "on_demand"},
-    {"provider": "runpod", "sort": "price"},
-    {"pricing": "spot", "max_usd_per_gpu_hour": 3.5},
-    {"gpu": "mi300x", "sort": "as_of"},
-    {"max_age_days": 365, "limit": 20},
-]
-MODEL_PATHS = ["/v1/models", "/v1/models?kind=llm", "/v1/models?kind=diffusion", "/v1/models/deepseek-r1"]
-SYSTEM_PATHS = ["/v1/systems", "/v1/systems/dgx-h100"]
-ESTIMATE_BODIES: list[dict[str, Any]] = [
-    *examples.ESTIMATE_REQUESTS.values(),
-    {
-        "workload": {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e10},
-        "gpu": "h100-sxm",
-        "gpu_count": 8,
-    },
-    {
-        "workload": {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "qlora", "train_tokens": 1e8},
-        "gpu": "a100-sxm-80gb",
-        "gpu_count": 2,
-    },
-    {"workload": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 1000}, "gpu": "l40s", "gpu_count": 1},
-]
-TCO_BODIES: list[dict[str, Any]] = [
-    *examples.TCO_REQUESTS.values(),
-    {"gpu": "mi300x", "gpu_count": 8, "years": 4, "utilization": 0.8},
-    {"system": "dgx-h100", "years": 3, "utilization": 0.5, "electricity_usd_per_kwh": 0.15},
-]
 
 
 # --- the requests -----------------------------------------------------------------------------------------------
-
-
-def encode(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
-
-
-def repeated_requests() -> dict[str, list[load_client.Request]]:
-    """The distinct requests of every class but the unique recommendations and the GETs by id."""
-    rec_bodies = [*examples.REQUESTS.values(), *(body for _, body in WORKLOADS)]
-    return {
-        GPUS: [load_client.Request(GPUS, "GET", f"/v1/gpus?{urlencode(q)}" if q else "/v1/gpus") for q in GPU_QUERIES],
-        GPU: [load_client.Request(GPU, "GET", f"/v1/gpus/{quote(gpu_id, safe='')}") for gpu_id in GPU_IDS],
-        COMPARE: [load_client.Request(COMPARE, "GET", f"/v1/gpus/compare?ids={ids}") for ids in COMPARE_IDS],
-        OFFERS: [load_client.Request(OFFERS, "GET", f"/v1/offers?{urlencode(q)}") for q in OFFER_QUERIES],
-        MODELS: [load_client.Request(MODELS, "GET", path) for path in MODEL_PATHS],
-        SYSTEMS: [load_client.Request(SYSTEMS, "GET", path) for path in SYSTEM_PATHS],
-        REC_REPEATED: [load_client.Request(REC_REPEATED, "POST", "/v1/recommendations", encode(b)) for b in rec_bodies],
-        ESTIMATES: [load_client.Request(ESTIMATES, "POST", "/v1/estimates", encode(b)) for b in ESTIMATE_BODIES],
-        TCO: [load_client.Request(TCO, "POST", "/v1/tco", encode(b)) for b in TCO_BODIES],
-    }
-
-
-def unique_recommendations(count: int, budget: float) -> list[load_client.Request]:
-    """`count` recommendation requests never sent before: the four kinds in turn, each with a new figure."""
-    bodies: list[dict[str, Any]] = []
-    for index in range(count):
-        step = index // 4 + 1
-        workload: dict[str, Any] = [
-            {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32 + step % 2000},
-            {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11 + step * 1e6, "target_days": 30},
-            {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "lora", "train_tokens": 2e8 + step * 1e3},
-            {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417 + step % 2000},
-        ][index % 4]
-        # The budget makes every body distinct even where the figure repeats; it never excludes anything.
-        bodies.append({"workload": workload, "constraints": {"max_usd_per_hour": round(budget + step * 0.001, 3)}})
-    encoded = [encode(body) for body in bodies]
-    assert len(set(encoded)) == len(encoded)
-    return [load_client.Request(REC_UNIQUE, "POST", "/v1/recommendations", body) for body in encoded]
-
-
-def plan(
-    count: int, pools: dict[str, list[load_client.Request]], mix: dict[str, int], rng: random.Random
-) -> list[load_client.Request]:
-    """`count` requests: each class's share of `mix` (largest remainders), shuffled, cycling over its pool.
-
-    A pool is consumed in order, so the unique recommendations are each sent once (their pool must be large
-    enough: see `class_counts`).
-    """
-    counts = class_counts(count, mix)
-    labels = [label for label, n in counts.items() for _ in range(n)]
-    rng.shuffle(labels)
-    used = dict.fromkeys(counts, 0)
-    requests = []
-    for label in labels:
-        pool = pools[label]
-        requests.append(pool[used[label] % len(pool)])
-        used[label] += 1
-    return requests
-
-
-def class_counts(count: int, mix: dict[str, int]) -> dict[str, int]:
-    """How many of `count` requests each class gets, in proportion to its weight (largest remainders)."""
-    total = sum(mix.values())
-    exact = {label: count * weight / total for label, weight in mix.items() if weight}
-    counts = {label: int(value) for label, value in exact.items()}
-    for label in sorted(exact, key=lambda k: exact[k] - counts[k], reverse=True)[: count - sum(counts.values())]:
-        counts[label] += 1
-    return counts
-
-
-def check_requests(client: httpx.Client, pools: dict[str, list[load_client.Request]]) -> list[str]:
-    """Send each distinct request once; the ids of the recommendations. BenchError on anything but 200."""
-    ids: list[str] = []
-    for requests in pools.values():
-        for request in requests:
-            response = client.request(
-                request.method,
-                request.path,
-                content=request.body,
-                headers={"Content-Type": "application/json"} if request.body else None,
-            )
-            if response.status_code != 200:
-                body = f" {request.body.decode()}" if request.body else ""
-                raise servers.BenchError(
-                    f"{request.method} {request.path}{body} answered {response.status_code}: {response.text[:500]}"
-                )
-            if request.label == REC_REPEATED:
-                rec_id = response.json().get("id")
-                if not isinstance(rec_id, str) or not rec_id.startswith("rec_"):
-                    raise servers.BenchError(f"POST /v1/recommendations answered no id: {response.text[:300]}")
-                ids.append(rec_id)
-    return ids
 
 
 # --- the run ----------------------------------------------------------------------------------------------------
@@ -449,163 +296,6 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 
 # --- the report -------------------------------------------------------------------------------------------------
-
-
-def stats(name: str, durations_ns: list[int], seconds: float, errors: int) -> dict[str, Any]:
-    if not durations_ns:
-        return {"name": name, "requests": 0, "errors": errors}
-    ordered = sorted(durations_ns)
-    return {
-        "name": name,
-        "requests": len(ordered),
-        "requests_per_s": round(len(ordered) / seconds, 1) if seconds > 0 else None,
-        "median_ms": figures.ms(statistics.median(ordered)),
-        "p95_ms": figures.ms(figures.percentile(ordered, 95)),
-        "p99_ms": figures.ms(figures.percentile(ordered, 99)),
-        "max_ms": figures.ms(ordered[-1]),
-        "errors": errors,
-    }
-
-
-def report_document(
-    meta: dict[str, Any],
-    requests: list[load_client.Request],
-    load: load_client.Load,
-    events: list[dict[str, Any]],
-    warmup: load_client.Load | None,
-    ready: dict[str, Any],
-    *,
-    cache: dict[str, Any],
-    server_cpu_s: float | None,
-    log: dict[str, Any],
-) -> dict[str, Any]:
-    seconds = load.elapsed_ns / 1e9
-    by_class: dict[str, tuple[list[int], list[int]]] = {label: ([], []) for label in MIX}
-    for index, duration, status in zip(load.indexes, load.durations_ns, load.statuses, strict=True):
-        durations, statuses = by_class[requests[index].label]
-        durations.append(duration)
-        statuses.append(status)
-    classes = [
-        {
-            **stats(label, durations, seconds, sum(1 for s in statuses if not 200 <= s < 300)),
-            "share_pct": round(100 * len(durations) / max(1, load.completed), 1),
-        }
-        for label, (durations, statuses) in by_class.items()
-        if durations
-    ]
-    phases = []
-    if events:
-        # Redis is up until the kill begins, down until the restarted server answers PING, then back.
-        at = {e["event"]: e["at_ns"] for e in events}
-        bounds = [0, at["redis killed (begin)"], at["redis started"], load.elapsed_ns + 1]
-        for name, start, end in zip(["redis up", "redis down", "redis back"], bounds, bounds[1:], strict=False):
-            picked = [i for i, ended in enumerate(load.ended_ns) if start <= ended < end]
-            phases.append(
-                stats(
-                    name,
-                    [load.durations_ns[i] for i in picked],
-                    (min(end, load.elapsed_ns) - start) / 1e9,
-                    sum(1 for i in picked if not 200 <= load.statuses[i] < 300),
-                )
-                | {"from_s": round(start / 1e9, 3), "to_s": round(min(end, load.elapsed_ns) / 1e9, 3)}
-            )
-    return {
-        "meta": meta,
-        "overall": stats("all", load.durations_ns, seconds, load.errors) | {"seconds": round(seconds, 3)},
-        "classes": classes,
-        "phases": phases,
-        "redis_events": [{k: v for k, v in e.items() if k != "at_ns"} for e in events],
-        "failures": load.samples,
-        "warmup": {"requests": warmup.completed, "errors": warmup.errors, "failures": warmup.samples}
-        if warmup
-        else None,
-        "cpu": {
-            "client_s": round(load.client_cpu_s, 2),
-            "client_cores": round(load.client_cpu_s / seconds, 2) if seconds else None,
-            "client_us_per_request": round(load.client_cpu_s / max(1, load.completed) * 1e6),
-            "server_s": server_cpu_s,
-            "server_cores": round(server_cpu_s / seconds, 2) if server_cpu_s is not None and seconds else None,
-        },
-        "cache": cache,
-        "ready_after": ready,
-        "server_log": log,
-    }
-
-
-def stats_rows(rows: Sequence[dict[str, Any]], first: str) -> list[str]:
-    headers = [first, "requests", "req/s", "median ms", "p95 ms", "p99 ms", "max ms", "errors"]
-    cells = []
-    for r in rows:
-        if not r["requests"]:
-            cells.append([r["name"], "0", "", "", "", "", "", str(r["errors"])])
-            continue
-        cells.append(
-            [
-                r["name"],
-                str(r["requests"]),
-                f"{r['requests_per_s']:.0f}",
-                f"{r['median_ms']:.2f}",
-                f"{r['p95_ms']:.2f}",
-                f"{r['p99_ms']:.2f}",
-                f"{r['max_ms']:.2f}",
-                str(r["errors"]),
-            ]
-        )
-    return figures.render(headers, cells)
-
-
-def text_report(document: dict[str, Any]) -> str:
-    meta, overall, cpu = document["meta"], document["overall"], document["cpu"]
-    out = [
-        f"gpu-advisor load: {meta['workers']} workers, {meta['connections']} connections, {meta['requests']} "
-        f"requests after {meta['warmup']} warm-up (client {meta['client']}; database {meta['database']} "
-        f"{'fresh ' if meta['database_fresh'] else ''}at {meta['database_location']}, cache {meta['cache']}, "
-        f"catalog {meta['catalog_version']})",
-        f"throughput {overall['requests_per_s']:.0f} requests/s over {overall['seconds']:.1f} s; "
-        f"errors {overall['errors']}",
-        "",
-        *stats_rows([overall, *document["classes"]], "class"),
-    ]
-    if document["phases"]:
-        out += ["", "Redis killed and started again (phases by the time each request ended):"]
-        out += stats_rows(document["phases"], "phase")
-        out += [
-            f"  {e['event']} at {e['at_s']:.2f} s, {e['completed']} requests completed"
-            for e in document["redis_events"]
-        ]
-    server_cpu = (
-        f"server {cpu['server_s']:.1f} s ({cpu['server_cores']:.2f} cores)" if cpu["server_s"] is not None else ""
-    )
-    out += [
-        "",
-        f"CPU: client {cpu['client_s']:.1f} s ({cpu['client_cores']:.2f} cores, {cpu['client_us_per_request']} us "
-        f"per request), {server_cpu}",
-    ]
-    lookups = document["cache"]["lookups"]
-    if lookups:
-        out.append(
-            "response cache lookups during the run: "
-            + ", ".join(f"{k} {v:.0f}" for k, v in sorted(lookups.items()))
-            + "".join(f"; {k} errors {v:.0f}" for k, v in document["cache"]["errors"].items() if v)
-        )
-    ready = document["ready_after"]
-    out.append(
-        f"/health/ready after the run: {'redis ok' if ready['redis_ok'] else 'redis NOT ok'} "
-        f"({ready['answers_in_a_row']} answers in a row, {ready['asked']} asked in {ready['seconds']:.1f} s; "
-        f"last {json.dumps(ready['last'])})"
-    )
-    if document["server_log"]["error_lines"]:
-        out += [f"server log: {document['server_log']['error_lines']} lines name an error, the first:"]
-        out += [f"  {line}" for line in document["server_log"]["first"]]
-    warmup = document["warmup"]
-    failures = [*(warmup["failures"] if warmup else []), *document["failures"]]
-    if failures:
-        out += ["failed requests (the first):"]
-        for failure in failures:
-            body = f" {failure['body']}" if failure["body"] else ""
-            out.append(f"  {failure['request']}{body} -> {failure['status']}: {failure['answer']}")
-    out.append(f"python {meta['python']} on {meta['platform']}")
-    return "\n".join(out)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -26,6 +26,8 @@ class Request:
     method: str
     path: str
     body: bytes | None = None
+    # Sent with this request only (an API key for writes).
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -125,6 +127,10 @@ async def drive(
         next_index += 1
         return index
 
+    def headers_of(request: Request) -> dict[str, str] | None:
+        sent = (headers if request.body else {}) | dict(request.headers)
+        return sent or None
+
     def record(index: int, before: int, status: int, request: Request, failure: str | None) -> None:
         now = time.perf_counter_ns()
         load.indexes.append(index)
@@ -152,7 +158,7 @@ async def drive(
                 before = time.perf_counter_ns()
                 try:
                     async with session.request(
-                        request.method, urls[slot], data=request.body, headers=headers if request.body else None
+                        request.method, urls[slot], data=request.body, headers=headers_of(request)
                     ) as response:
                         text = await response.read()
                         status = response.status
@@ -175,7 +181,7 @@ async def drive(
                 before = time.perf_counter_ns()
                 try:
                     response = await async_client.request(
-                        request.method, request.path, content=request.body, headers=headers if request.body else None
+                        request.method, request.path, content=request.body, headers=headers_of(request)
                     )
                 except httpx.TransportError as error:
                     record(index, before, 0, request, f"{type(error).__name__}: {error}")

@@ -31,6 +31,7 @@ from recommend_latency import WORKLOADS
 from api.adapters.storage.reference import load_reference_catalog
 from api.settings import Settings
 from domain.planning import RecommendationRequest, recommend
+from domain.planning.facts import SHARED
 
 WARMUP = 20
 
@@ -51,7 +52,7 @@ def workload_calls(calls: int, only: str | None, cold: bool = False) -> tuple[Ca
         for request in requests:
             for _ in range(calls):
                 if cold:
-                    catalog.derived.clear()
+                    SHARED.clear()
                 recommend(catalog, request, now=now, lang="en", rate=rate)
 
     return run, len(requests)

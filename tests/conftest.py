@@ -23,8 +23,8 @@ from api.adapters.storage.reference import load_reference_catalog
 from api.app import create_app
 from api.settings import Settings
 from domain.catalog import Catalog, Gpu, LlmModel
-from domain.estimates import ExchangeRate, Option
 from domain.planning import EstimateRequest, estimate
+from domain.workloads.results import ExchangeRate, Option
 
 # CI sets this so that a missing PostgreSQL or Redis fails the run instead of silently skipping tests.
 REQUIRE_SERVICES = os.environ.get("GPU_ADVISOR_REQUIRE_SERVICES") == "1"

@@ -18,8 +18,8 @@ from api.services.catalog_view import offer_read
 from api.services.recommendations import keep_recommendation
 from api.settings import Settings
 from api.wiring import Services
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
+from domain.workloads.results import Recommendation
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,13 @@ def service_context(services: Services) -> ToolContext:
     async def keep(result: Recommendation, request: RecommendationRequest) -> None:
         await keep_recommendation(services, result, request)
 
-    return ToolContext(view=services.view, rate=services.exchange_rate, now=datetime.now(UTC), keep=keep)
+    return ToolContext(
+        view=services.view,
+        rate=services.exchange_rate,
+        now=datetime.now(UTC),
+        keep=keep,
+        price_max_age_days=services.settings.price_max_age_days,
+    )
 
 
 def http_session_manager(server: Server[Any]) -> StreamableHTTPSessionManager:

@@ -35,6 +35,8 @@ FIELD_DESCRIPTIONS: dict[str, str] = {
     "requests_per_second": "Request rate to sustain, per second.",
     "max_ttft_ms": "Longest acceptable time to first token, milliseconds.",
     "max_tpot_ms": "Longest acceptable time per output token, milliseconds.",
+    "use_case": "Inference: chat (default; an option must keep TPOT <= 100 ms and TTFT <= 2,000 ms unless "
+    "max_tpot_ms/max_ttft_ms say otherwise), agent (TTFT <= 5,000 ms, TPOT <= 100 ms) or batch (throughput only).",
     "train_tokens": "Tokens seen in the run (dataset size x epochs).",
     "sequence_length": "Training sequence length, tokens.",
     "optimizer": "Optimizer: adamw or adamw_8bit.",

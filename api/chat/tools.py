@@ -10,7 +10,9 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from api.chat.tool_fields import describe_fields
+from api.schemas.allowed_values import allowed_values, teach
 from api.schemas.json_numbers import convert_with_integral_floats
+from api.schemas.problems import field_in_message, plain_message
 from api.schemas.storable_text import MESSAGE, unstorable_field
 from api.services.catalog_view import (
     CatalogView,
@@ -23,12 +25,14 @@ from api.services.catalog_view import (
 )
 from api.services.recommendations import rank_request
 from domain.catalog import DiffusionModel, LlmModel, Pricing
-from domain.estimates import ExchangeRate, Lang, Recommendation
-from domain.explain import estimate_summary, offers_summary
+from domain.narrative.summaries import estimate_summary, offers_summary
 from domain.planning import EstimateRequest, RecommendationRequest, estimate
-from domain.tco import tco
-from domain.tco_schema import TcoRequest
-from domain.workloads import WorkloadError, workload_kind
+from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS
+from domain.pricing.tco import tco
+from domain.pricing.tco_schema import TcoRequest
+from domain.workloads.requests import Lang, workload_kind
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate, Recommendation
 
 MAX_COMPARE = 4
 
@@ -104,6 +108,8 @@ class ToolContext:
     now: datetime
     # Stores a recommendation so its id can be shared (a portal link); absent where nothing is stored.
     keep: Callable[[Recommendation, RecommendationRequest], Awaitable[None]] | None = None
+    # Prices older than this are old enough for a summary to say so (GPU_ADVISOR_PRICE_MAX_AGE_DAYS).
+    price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,11 @@ class Tool:
         try:
             return convert_with_integral_floats(arguments or {}, self.input_type)
         except msgspec.ValidationError as error:
+            text = str(error)
+            field = field_in_message(text)
+            if field is not None:
+                message, _ = teach(plain_message(text), allowed_values(self.input_type, field, arguments or {}))
+                raise ToolError(f"Invalid {field}: {message}") from None
             raise ToolError(f"Invalid arguments: {error}") from None
 
 
@@ -162,7 +173,12 @@ def _builtins(value: Any) -> Any:
 
 async def _recommend(context: ToolContext, request: RecommendationRequest) -> ToolAnswer:
     prepared, result = rank_request(
-        context.view.catalog, request, request.lang or "en", now=context.now, rate=context.rate
+        context.view.catalog,
+        request,
+        request.lang or "en",
+        now=context.now,
+        rate=context.rate,
+        price_max_age_days=context.price_max_age_days,
     )
     if context.keep is not None:
         await context.keep(result, prepared.request)
@@ -171,7 +187,14 @@ async def _recommend(context: ToolContext, request: RecommendationRequest) -> To
 
 async def _estimate(context: ToolContext, request: EstimateRequest) -> ToolAnswer:
     lang = request.lang or "en"
-    option = estimate(context.view.catalog, request, now=context.now, lang=lang, rate=context.rate)
+    option = estimate(
+        context.view.catalog,
+        request,
+        now=context.now,
+        lang=lang,
+        rate=context.rate,
+        price_max_age_days=context.price_max_age_days,
+    )
     summary = estimate_summary(workload_kind(request.workload), option, lang, context.view.catalog)
     return ToolAnswer(summary, _builtins(option))
 
@@ -198,7 +221,9 @@ async def _prices(context: ToolContext, query: PriceQuery) -> ToolAnswer:
         limit=query.limit,
     )
     cheapest = next((offer for offer in catalog.offers if found.items and offer.id == found.items[0].id), None)
-    return ToolAnswer(offers_summary(catalog, found.total, cheapest, query.lang or "en"), _builtins(found))
+    lang = query.lang or "en"
+    summary = offers_summary(catalog, found.total, cheapest, lang, context.now.date(), context.price_max_age_days)
+    return ToolAnswer(summary, _builtins(found))
 
 
 _MODELS_SUMMARY = {

@@ -6,14 +6,10 @@ import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from api.cli.tables import console, show
-
-if TYPE_CHECKING:
-    pass
 from api.cli.common import (
     PRICING,
     VENDORS,
@@ -28,6 +24,7 @@ from api.cli.common import (
     _wide_option,
 )
 from api.cli.sync import sync
+from api.cli.tables import console, show
 
 
 @click.command()
@@ -38,11 +35,12 @@ from api.cli.sync import sync
     default="name",
     show_default=True,
 )
-def gpus(vendor: str | None, sort: str) -> None:
+@_wide_option
+def gpus(vendor: str | None, sort: str, wide: bool) -> None:
     """Print the GPU catalog as a table."""
-    from rich.table import Table
 
-    from domain.compare import half_precision_tflops
+    from api.cli.catalog_tables import gpus_view
+    from domain.pricing.compare import half_precision_tflops
 
     catalog = _load_catalog()
     rows = [gpu for gpu in catalog.gpus if vendor is None or gpu.vendor == vendor]
@@ -59,35 +57,7 @@ def gpus(vendor: str | None, sort: str) -> None:
         "price": lambda g: (price(g.id) is None, price(g.id) or 0, g.name),
     }
     rows.sort(key=keys[sort])
-    table = Table(title=f"gpu-advisor catalog {catalog.version}: {len(rows)} GPUs (dense TFLOPS)")
-    for column, justify in [
-        ("id", "left"),
-        ("name", "left"),
-        ("memory", "right"),
-        ("GB/s", "right"),
-        ("BF16", "right"),
-        ("FP8", "right"),
-        ("TDP W", "right"),
-        ("link", "left"),
-        ("stack", "left"),
-        ("$/GPU-h", "right"),
-    ]:
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for gpu in rows:
-        bf16, usd = half_precision_tflops(gpu), price(gpu.id)
-        table.add_row(
-            gpu.id,
-            gpu.name + (" (low confidence)" if gpu.confidence == "low" else ""),
-            f"{gpu.memory_gb:g} GB {gpu.memory_type}",
-            f"{gpu.memory_bandwidth_gbps:g}",
-            f"{bf16:g}" if bf16 else "-",
-            f"{gpu.tflops.fp8:g}" if gpu.tflops.fp8 else "-",
-            f"{gpu.tdp_w:g}",
-            gpu.interconnect.kind,
-            gpu.ecosystem,
-            f"{usd:.2f}" if usd is not None else "-",
-        )
-    console().print(table)
+    show(gpus_view(catalog.version, rows, price), wide=wide)
 
 
 # Offers: the listing, import and export

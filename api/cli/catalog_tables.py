@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -13,11 +13,13 @@ from api.cli.tables import (
     _block,
     _figure,
     _table,
+    priced,
     shorten,
 )
-from api.schemas import GpuComparisonRead, GpuRead, OfferList
-from domain.estimates import Lang
-from domain.explain import pricing_name
+from api.schemas import DiffusionModelRead, GpuComparisonRead, GpuRead, LlmModelRead, OfferList
+from domain.catalog import Gpu
+from domain.pricing.compare import half_precision_tflops
+from domain.workloads.requests import Lang
 
 # Comparison
 
@@ -99,6 +101,86 @@ def comparison_view(comparison: GpuComparisonRead, lang: Lang) -> list[Renderabl
     ]
 
 
+# The GPU catalog
+
+
+def gpus_view(version: str, gpus: Sequence[Gpu], price: Callable[[str], float | None]) -> list[RenderableType]:
+    """Every GPU in a row: id and name whole, memory, speeds, power, link, stack and the cheapest on-demand price."""
+    table = FitTable(
+        [
+            Column("id"),
+            Column("name", wrap=True),
+            Column("memory", "right", wrap=True),
+            Column("GB/s", "right"),
+            Column("BF16", "right"),
+            Column("FP8", "right"),
+            Column("TDP W", "right"),
+            Column("link", wrap=True),
+            Column("stack"),
+            Column("$/GPU-h", "right"),
+        ],
+        # Narrower first: no link, no stack, no TDP, then the name under the id and the bandwidth under the memory.
+        steps=(Step(7), Step(8), Step(6), Step(1, into=0), Step(3, into=2)),
+    )
+    for gpu in gpus:
+        bf16, usd = half_precision_tflops(gpu), price(gpu.id)
+        table.add_row(
+            gpu.id,
+            gpu.name + (" (low confidence)" if gpu.confidence == "low" else ""),
+            f"{gpu.memory_gb:g} GB {gpu.memory_type}",
+            f"{gpu.memory_bandwidth_gbps:g}",
+            f"{bf16:g}" if bf16 else "-",
+            f"{gpu.tflops.fp8:g}" if gpu.tflops.fp8 else "-",
+            f"{gpu.tdp_w:g}",
+            _LINKS.get(gpu.interconnect.kind, gpu.interconnect.kind),
+            _STACKS.get(gpu.ecosystem, gpu.ecosystem),
+            f"{usd:.2f}" if usd is not None else "-",
+        )
+    return [_block(f"gpu-advisor catalog {version}: {len(gpus)} GPUs (dense TFLOPS)", table)]
+
+
+# Workload models
+
+
+def _model_size(model: LlmModelRead | DiffusionModelRead) -> str:
+    if isinstance(model, DiffusionModelRead):
+        return f"{model.denoiser.params_b:g}B denoiser"
+    active = f" ({model.active_params_b:g}B active)" if model.active_params_b else ""
+    return f"{model.params_b:g}B{active}"
+
+
+def _model_shape(model: LlmModelRead | DiffusionModelRead) -> str:
+    if isinstance(model, DiffusionModelRead):
+        return f"{model.native_resolution}px, {model.default_steps} steps"
+    return f"{model.layers} layers, {model.attention.upper()}, {model.max_context:,} context"
+
+
+def models_view(models: Sequence[LlmModelRead | DiffusionModelRead]) -> list[RenderableType]:
+    """Every model in a row: the id --model takes, its name, size, shape, precision and other names it answers to."""
+    table = FitTable(
+        [
+            Column("id"),
+            Column("name", wrap=True),
+            Column("parameters", "right", wrap=True),
+            Column("shape", wrap=True),
+            Column("weights", wrap=True),
+            Column("also known as", wrap=True),
+        ],
+        # Narrower first: no other names, no shape, then the name under the id.
+        steps=(Step(5), Step(3), Step(1, into=0)),
+    )
+    for model in models:
+        table.add_row(
+            model.id,
+            model.name,
+            _model_size(model),
+            _model_shape(model),
+            model.native_precision if isinstance(model, LlmModelRead) else "-",
+            ", ".join(alias for alias in model.aliases if alias != model.name),
+        )
+    return [_block(f"{len(models)} models", table)]
+
+
 # Offers
 
 
@@ -125,7 +207,7 @@ def offers_view(page: OfferList, lang: Lang) -> list[RenderableType]:
             offer.provider,
             offer.gpu,
             str(offer.gpus_per_instance),
-            pricing_name(offer.pricing, lang),
+            priced(offer.pricing, offer.tier, lang),
             f"{offer.usd_per_gpu_hour:,.2f}",
             f"{offer.usd_per_instance_hour:,.2f}",
             offer.as_of.isoformat(),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import errno
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
@@ -58,7 +60,14 @@ class CommaList(click.ParamType):
 
 
 class OneOf(click.Choice):
-    """A choice whose error names the closest valid value."""
+    """A choice whose error names the closest valid value; a long list of choices is named in the help instead."""
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        metavar = super().get_metavar(param, ctx)
+        # Click writes the metavar beside the option unwrapped: a long one would push the help past 80 columns.
+        if metavar is not None and len(metavar) > 40 and param.name:
+            return param.name.upper()
+        return metavar
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         try:
@@ -71,13 +80,30 @@ class OneOf(click.Choice):
 
 
 class Commands(click.Group):
-    """The command group: a bad option value is one line on stderr (exit 2), without the usage text."""
+    """The command group: a bad option value (exit 2) or a database not ready (exit 1) is one line on stderr."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        from api.adapters.storage.database import DATABASE_ERRORS, explain_database_error
+
         try:
             return super().invoke(ctx)
         except click.BadParameter as error:
             raise InputError(error.format_message()) from None
+        except DATABASE_ERRORS as error:
+            if isinstance(error, OSError) and not _is_connection_error(error):
+                raise  # a file the command reads or writes, named by its own error
+            raise click.ClickException(explain_database_error(error, _database_url())) from None
+
+
+def _is_connection_error(error: OSError) -> bool:
+    return isinstance(error, ConnectionError | TimeoutError) or error.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH)
+
+
+def _database_url() -> str:
+    try:
+        return Settings.from_env().database_url
+    except SettingsError:
+        return ""
 
 
 def _settings() -> Settings:
@@ -94,9 +120,10 @@ def _print_seed(report: object) -> None:
     changes = ", ".join(
         f"{table}: +{report.inserted.get(table, 0)} ~{report.updated.get(table, 0)}" for table in report.inserted
     )
-    click.echo(f"seeded catalog {report.version} ({changes})")
+    click.echo(textwrap.fill(f"seeded catalog {report.version} ({changes})", width=80, subsequent_indent="  "))
     if report.kept:
-        click.echo(f"kept as administrators left them: {', '.join(report.kept)}")
+        kept = f"kept as administrators left them: {', '.join(report.kept)}"
+        click.echo(textwrap.fill(kept, width=80, subsequent_indent="  ", break_on_hyphens=False))
 
 
 def _waiting(message: str) -> Any:
@@ -179,11 +206,14 @@ def _decode(document: dict[str, Any], target: Any, renames: Mapping[str, str] | 
     try:
         return msgspec.convert(document, target)
     except msgspec.ValidationError as error:
+        from api.schemas.allowed_values import allowed_values, teach
+
         text = str(error)
         found = _AT_FIELD.search(text)
         message = re.sub(r"^Expected `\w+`,? (?:that's )?", "must be ", text.split(" - at `$")[0])
         if found is None:
             raise InputError(message) from None
+        message, _ = teach(message, allowed_values(target, found.group(1), document))
         raise _rejected(found.group(1), message, renames or {}) from None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.estimates import Lang
+from domain.workloads.requests import Lang
 
 # Headers, section titles and units; one entry per text, English first.
 LABELS: dict[str, tuple[str, str]] = {
@@ -10,12 +10,17 @@ LABELS: dict[str, tuple[str, str]] = {
     "rank": ("#", "#"),
     "gpu": ("GPU", "GPU"),
     "gpus": ("GPUs", "卡数"),
-    "layout": ("TPxPPxDP", "TPxPPxDP"),
+    "layout": ("layout", "并行布局"),
     "memory_used": ("memory used", "显存占用"),
     "throughput": ("throughput", "吞吐"),
     "per_hour": ("per hour", "每小时"),
     "per_unit": ("per unit of work", "单位成本"),
     "offer": ("provider / pricing", "供应商 / 计价"),
+    "price_age": ("price age", "价格时效"),
+    "tier_community": ("Community", "社区云"),
+    "tier_secure": ("Secure", "安全云"),
+    "price_days": ("{days} days", "{days} 天"),
+    "price_old": ("old: check it", "较旧，请核实"),
     "targets": ("targets", "目标"),
     "score": ("score", "得分"),
     "options": ("Options", "方案"),
@@ -53,6 +58,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tok_s": ("{value:,.0f} tok/s", "{value:,.0f} token/秒"),
     "tpot": ("{tpot:,.0f} ms/token", "每 token {tpot:,.0f} 毫秒"),
     "ttft": ("first token {ttft:,.0f} ms", "首 token {ttft:,.0f} 毫秒"),
+    "per_user": ("{value:,.1f} tok/s/user", "每用户 {value:,.1f} token/秒"),
     "run": ("{hours:,.1f} h ({days:,.1f} days)", "{hours:,.1f} 小时（{days:,.1f} 天）"),
     "run_hours": ("{hours:,.1f} h", "{hours:,.1f} 小时"),
     "images": ("{value:,.0f} images/h", "每小时 {value:,.0f} 张"),
@@ -110,6 +116,9 @@ LABELS: dict[str, tuple[str, str]] = {
         "purchase {purchase}; {per_hour} per GPU-hour used",
         "购置价 {purchase}；每使用 GPU 小时 {per_hour}",
     ),
+    "purchase_dated": ("catalog price as of {as_of} ({days} days old)", "目录价格，日期 {as_of}（已有 {days} 天）"),
+    "purchase_quoted": ("your quote", "您的报价"),
+    "unlike": ("not the size bought", "与所购规格不同"),
     "year": ("year", "年"),
     "total": ("total", "合计"),
     "capex": ("capex", "购置"),

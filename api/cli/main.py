@@ -17,6 +17,7 @@ from api.cli.workloads import compare, estimate, recommend, tco
 
 
 @click.group(cls=Commands)
+@click.version_option(package_name="gpu-advisor", prog_name="gpu-advisor", message="%(prog)s %(version)s")
 def main() -> None:
     """gpu-advisor: GPU pricing and recommendations for AI workloads."""
 

@@ -17,6 +17,32 @@ def models() -> None:
     """Administer the catalog's workload models."""
 
 
+@models.command("list")
+@click.option("--kind", type=click.Choice(["llm", "diffusion"]), help="Only language models or image pipelines.")
+@click.option("--family", help="Only this family (e.g. qwen, llama, deepseek).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the JSON document GET /v1/models returns, and nothing else."
+)
+@click.option("--wide", is_flag=True, help="Every column, however wide (the table fits the terminal otherwise).")
+def models_list(kind: str | None, family: str | None, as_json: bool, wide: bool) -> None:
+    """List the models the catalog can size (the ids and aliases --model takes), like GET /v1/models."""
+    from api.cli.catalog_tables import models_view
+    from api.cli.common import _load_view, _print_json
+    from api.cli.tables import show
+    from api.schemas import DiffusionModelRead, LlmModelRead, ModelList
+
+    wanted = {"llm": LlmModelRead, "diffusion": DiffusionModelRead}.get(kind or "", object)
+    items = [
+        model
+        for model in _load_view().models.values()
+        if isinstance(model, wanted) and (family is None or model.family == family.lower())
+    ]
+    if as_json:
+        _print_json(ModelList(items=items, total=len(items)))
+        return
+    show(models_view(items), wide=wide)
+
+
 @models.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--id", "model_id", required=True, help="Catalog id for the model (lowercase, digits, dots, hyphens).")

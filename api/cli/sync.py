@@ -11,17 +11,25 @@ from typing import Any
 import click
 
 from api.settings import Settings, SettingsError
-from domain.price_feed import FEED_PROVIDERS
+from domain.pricing.feed import FEED_PROVIDERS
 
 
 def _document(report: Any) -> dict[str, Any]:
     """The sync report as JSON: per provider added, changed (old -> new), gone and kept offers; failures."""
 
     def offer(o: Any) -> dict[str, Any]:
-        return {"id": o.id, "gpu": o.gpu, "pricing": o.pricing, "usd_per_gpu_hour": o.usd_per_gpu_hour}
+        return {
+            "id": o.id,
+            "gpu": o.gpu,
+            "gpus_per_instance": o.gpus_per_instance,
+            "pricing": o.pricing,
+            "tier": o.tier,
+            "usd_per_gpu_hour": o.usd_per_gpu_hour,
+        }
 
     return {
         "applied": report.applied,
+        "catalog_url": report.catalog_url,
         "catalog_version": report.version or None,
         "providers": [
             {
@@ -30,6 +38,7 @@ def _document(report: Any) -> dict[str, Any]:
                 "changed": [offer(c.offer) | {"old_usd_per_gpu_hour": c.old_usd_per_gpu_hour} for c in d.changed],
                 "gone": [offer(o) for o in d.gone],
                 "kept": [offer(o) | {"reason": "an administrator's price is as new or newer"} for o in d.kept],
+                "superseded": [offer(o) | {"by": by} for o, by in d.superseded],
                 "unchanged": d.unchanged,
                 "unmapped_gpus": d.unmapped,
             }
@@ -44,7 +53,7 @@ def _table(report: Any) -> None:
 
     from api.cli.tables import console
 
-    table = Table(title="prices sync" + ("" if report.applied else " (dry run: nothing written)"))
+    table = Table(title="prices sync" + ("" if report.applied else " (nothing written)"))
     for column in ("provider", "change", "offer", "gpu", "USD/GPU-h"):
         table.add_column(column)
     for d in report.diffs:
@@ -62,11 +71,15 @@ def _table(report: Any) -> None:
             table.add_row(d.provider, "gone", o.id, o.gpu, f"{o.usd_per_gpu_hour:g}")
         for o in d.kept:
             table.add_row(d.provider, "kept (administrator's price is newer)", o.id, o.gpu, f"{o.usd_per_gpu_hour:g}")
+        for o, by in d.superseded:
+            table.add_row(d.provider, f"superseded by {by}", o.id, o.gpu, f"{o.usd_per_gpu_hour:g}")
         table.add_row(d.provider, "unchanged", str(d.unchanged), "", "")
     out = console()
     out.print(table)
     for provider, error in sorted(report.failed.items()):
         console(stderr=True).print(f"{provider}: not synced, nothing of it changed: {error}")
+    if not report.diffs:
+        console(stderr=True).print(f"no provider answered (catalogs at {report.catalog_url}): nothing was written")
 
 
 @click.command("sync")
@@ -75,7 +88,9 @@ def _table(report: Any) -> None:
     "providers",
     multiple=True,
     type=click.Choice(list(FEED_PROVIDERS)),
-    help="Only this gpuhunt provider (repeatable) [default: every mapped provider].",
+    # Eighteen names do not fit one 80-column line: the help text lists them and lets the terminal wrap them.
+    metavar="NAME",
+    help="Only this gpuhunt provider (repeatable): " + ", ".join(FEED_PROVIDERS) + " [default: all of them].",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")

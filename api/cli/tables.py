@@ -15,8 +15,11 @@ from rich.text import Text
 
 from api.cli.fit_table import Column, FitTable, Step, fit_tables, natural_width
 from api.cli.labels import label
-from domain.estimates import Assumption, Cost, Lang, Option, PerformanceEstimate, Recommendation
-from domain.explain import assumption_name, money, pricing_name, target_names
+from api.cli.prose import Prose, wrap
+from domain.catalog import Pricing
+from domain.narrative.explain import assumption_name, money, parallelism_text, pricing_name, target_names
+from domain.workloads.requests import Lang
+from domain.workloads.results import Assumption, Cost, Option, PerformanceEstimate, Recommendation
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -73,7 +76,10 @@ def _throughput(performance: PerformanceEstimate | None, lang: Lang) -> str:
     if performance.tokens_per_second:
         lines.append(label("tok_s", lang, value=performance.tokens_per_second.expected))
     if performance.tpot_ms and performance.ttft_ms:
-        lines.append(label("tpot", lang, tpot=performance.tpot_ms.expected))
+        tpot = performance.tpot_ms.expected
+        lines.append(label("tpot", lang, tpot=tpot))
+        if tpot > 0:
+            lines.append(label("per_user", lang, value=1000 / tpot))
         lines.append(label("ttft", lang, ttft=performance.ttft_ms.expected))
     if performance.images_per_hour:
         lines.append(label("images", lang, value=performance.images_per_hour.expected))
@@ -106,11 +112,20 @@ def _memory(option: Option, lang: Lang) -> str:
     return f"{used}\n{label('free', lang, pct=memory.headroom_pct)}"
 
 
+def priced(pricing: Pricing, tier: str | None, lang: Lang) -> str:
+    """The pricing model, with the provider's tier where it sells two."""
+    name = pricing_name(pricing, lang)
+    if tier is None:
+        return name
+    tier_name = label(f"tier_{tier}", lang)
+    return f"{name}（{tier_name}）" if lang == "zh" else f"{name} ({tier_name})"
+
+
 def _offer(option: Option, lang: Lang) -> str:
     offer = option.offer
     if offer is None:
         return "-"
-    text = f"{offer.provider}\n{pricing_name(offer.pricing, lang)}"
+    text = f"{offer.provider}\n{priced(offer.pricing, offer.tier, lang)}"
     if offer.instances > 1 or offer.gpus_per_instance > 1:
         instances = label("instances", lang, instances=offer.instances, gpus=offer.gpus_per_instance)
         text += ("，" if lang == "zh" else ", ") + instances
@@ -119,11 +134,21 @@ def _offer(option: Option, lang: Lang) -> str:
 
 # Narrower first: no score, the layout under the GPU count, the targets under the throughput, the offer under the GPU,
 # the unit cost under the hourly one.
-_OPTION_STEPS = (Step(10), Step(3, into=2), Step(9, into=5), Step(8, into=1), Step(7, into=6))
+_OPTION_STEPS = (Step(11), Step(3, into=2), Step(10, into=5), Step(9, into=8), Step(8, into=1), Step(7, into=6))
+
+
+def _price_age(option: Option, lang: Lang) -> Text:
+    """How old the option's price is; an old one says so (it is information, not a reason it ranks lower)."""
+    if option.offer is None:
+        return Text("-")
+    days = label("price_days", lang, days=option.offer.age_days)
+    if option.cost is not None and option.cost.stale_price:
+        return Text.assemble((days, "yellow"), "\n", (label("price_old", lang), "yellow"))
+    return Text(days)
 
 
 def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
-    """Ranked options: GPU, configuration, memory, throughput, costs, offer, targets and score."""
+    """Ranked options: GPU, configuration, memory, throughput, costs, offer, its price's age, targets and score."""
     table = _table(
         (label("rank", lang), "right"),
         (label("gpu", lang), "left"),
@@ -134,9 +159,10 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
         (label("per_hour", lang), "right"),
         (label("per_unit", lang), "right"),
         (label("offer", lang), "left"),
+        (label("price_age", lang), "right"),
         (label("targets", lang), "left"),
         (label("score", lang), "right"),
-        wrap=(1, 4, 5, 7, 8, 9),
+        wrap=(1, 4, 5, 7, 8, 9, 10),
         steps=_OPTION_STEPS,
     )
     for option in options:
@@ -148,12 +174,13 @@ def options_table(options: Sequence[Option], lang: Lang) -> FitTable:
             str(option.rank),
             Text.assemble(option.gpu.name, "\n", (option.gpu.id, "dim")),
             count,
-            f"{parallel.tensor}x{parallel.pipeline}x{parallel.data}",
+            parallelism_text(parallel, lang, sep="\n"),
             _memory(option, lang),
             _throughput(option.performance, lang),
             money(option.cost.hourly, option.cost.currency) if option.cost else "-",
             _unit_cost(option.cost, lang),
             _offer(option, lang),
+            _price_age(option, lang),
             _targets(option, lang),
             f"{option.score:.2f}",
         )
@@ -168,8 +195,11 @@ def _notes(title: str, notes: Iterable[tuple[str, str]]) -> list[RenderableType]
     lines = []
     for sentence, places in grouped.items():
         where = f"[{', '.join(places)}] " if any(places) else ""
-        lines.append(Text(f"  - {where}{sentence}"))
+        lines.append(Prose(f"- {where}{sentence}", indent="  "))
     return [_block(title, *lines)] if lines else []
+
+
+ZH_VALUE_WIDTH = 44
 
 
 def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, sources: bool) -> Group:
@@ -178,9 +208,14 @@ def _assumptions(assumptions: Sequence[Assumption], lang: Lang, title: str, *, s
         columns.append((label("source", lang), "left"))
     table = _table(*columns, wrap=(1, 2))
     for assumption in assumptions:
-        row = [assumption_name(assumption.name, lang), assumption.value]
+        value = assumption.value
+        if lang == "zh":
+            # Chinese has no spaces to wrap at: break it by the line rules here so the names keep their room.
+            value = "\n".join(wrap(value, ZH_VALUE_WIDTH))
+        row = [assumption_name(assumption.name, lang), value]
         if sources:
-            row.append(assumption.source)
+            # A long URL is one unbreakable word that would squeeze the names: `--json` carries it whole.
+            row.append(shorten(assumption.source))
         table.add_row(*row)
     return _block(title, table)
 
@@ -190,7 +225,7 @@ def _launch(option: Option, lang: Lang, title: str) -> list[RenderableType]:
     if option.launch is None:
         return []
     command = option.launch.command.replace(" --", " \\\n    --")
-    lines: list[RenderableType] = [Text(option.layout_reason)] if option.layout_reason else []
+    lines: list[RenderableType] = [Prose(option.layout_reason)] if option.layout_reason else []
     lines.append(Text(command, no_wrap=True, overflow="ignore"))
     return [_block(title, *lines)]
 
@@ -224,7 +259,7 @@ def recommendation_view(result: Recommendation, lang: Lang) -> list[RenderableTy
         for reason, gpus in by_reason.items():
             table.add_row(reason, ", ".join(gpus))
         parts.append(_block(f"{label('excluded', lang)} ({len(result.excluded)})", table))
-    parts.append(_block(label("summary", lang), Text(result.summary), _requirements(result, lang)))
+    parts.append(_block(label("summary", lang), Prose(result.summary), _requirements(result, lang)))
     if result.options:
         best = result.options[0]
         parts += _launch(best, lang, f"{label('launch', lang)} (#1 {best.gpu.name})")

@@ -14,9 +14,9 @@ from api.cli.tables import (
     _notes,
     _table,
 )
-from domain.estimates import Lang
-from domain.explain import money, percent, pricing_name
-from domain.tco_schema import TcoRead
+from domain.narrative.explain import money, percent, pricing_name
+from domain.pricing.tco_schema import TcoRead
+from domain.workloads.requests import Lang
 
 # Buying against renting
 
@@ -42,6 +42,12 @@ def _buy_table(answer: TcoRead, lang: Lang) -> Group:
     caption = label(
         "buy_caption", lang, purchase=money(buy.purchase, currency), per_hour=money(buy.per_gpu_hour, currency)
     )
+    dated = (
+        label("purchase_dated", lang, as_of=buy.purchase_as_of.isoformat(), days=buy.purchase_age_days)
+        if buy.purchase_as_of is not None
+        else label("purchase_quoted", lang)
+    )
+    caption += ("（" + dated + "）") if lang == "zh" else f" ({dated})"
     return _block(label("buy", lang), table, Text(caption))
 
 
@@ -66,7 +72,8 @@ def _rent_table(answer: TcoRead, lang: Lang) -> Group:
             pricing_name(option.pricing, lang),
             option.provider,
             f"{option.usd_per_gpu_hour:,.2f}",
-            label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance),
+            label("instances", lang, instances=option.instances, gpus=option.gpus_per_instance)
+            + ("" if option.like_for_like else "\n" + label("unlike", lang)),
             label("billed_share", lang, share=percent(option.billed_fraction)),
             money(option.years[0].total, currency) if option.years else "-",
             money(option.total, currency),

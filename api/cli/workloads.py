@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from api.cli.tables import show
-from domain.estimates import Lang
-from domain.workloads import WorkloadError
+from domain.workloads.requests import Lang
+from domain.workloads.resolve import WorkloadError
 
 if TYPE_CHECKING:
     pass
@@ -38,13 +38,31 @@ from api.cli.common import (
 def _custom_model(value: str) -> dict[str, Any]:
     """A custom model from inline JSON or a JSON file."""
     path = Path(value)
+    # Inline JSON is no file name (and may be longer than a file name may be).
+    is_file = not value.lstrip().startswith("{") and path.is_file()
     try:
-        document = json.loads(path.read_text(encoding="utf-8") if path.is_file() else value)
+        document = json.loads(path.read_text(encoding="utf-8-sig") if is_file else value)
     except (OSError, ValueError) as error:
         raise InputError(f"--custom-model: neither a JSON object nor a readable JSON file ({error})") from None
     if not isinstance(document, dict):
         raise InputError('--custom-model: expected a JSON object such as {"params_b": 8, "layers": 32, ...}')
+    if _is_hf_config(document):
+        # A config.json as Hugging Face ships it: the request carries it whole, under its repository's name.
+        named = document.get("_name_or_path")
+        name = named if isinstance(named, str) and named.strip() else (path.stem if is_file else "")
+        if is_file and path.stem == "config":
+            name = name if named else path.resolve().parent.name
+        return {"hf_config": document} | ({"name": name[:100]} if name else {})
     return document
+
+
+def _is_hf_config(document: dict[str, Any]) -> bool:
+    """A config.json rather than the request's own figures: it has keys every config.json has and no request does."""
+    from domain.workloads.requests import CustomModel
+
+    config_only = {"model_type", "architectures", "num_hidden_layers", "text_config"}
+    config_only -= set(CustomModel.__struct_fields__)
+    return "hf_config" not in document and bool(config_only & document.keys())
 
 
 _WORKLOAD_OPTIONS: list[tuple[str, dict[str, Any]]] = [
@@ -61,8 +79,8 @@ _WORKLOAD_OPTIONS: list[tuple[str, dict[str, Any]]] = [
     (
         "--custom-model",
         {
-            "help": "A language model outside the catalog: JSON object or JSON file with its config figures "
-            "(params_b, layers, hidden_size, attention_heads, kv_heads, ...); instead of --model."
+            "help": "A language model outside the catalog, instead of --model: its Hugging Face config.json as it "
+            "is (a file or inline JSON), or a JSON object of figures (params_b, layers, hidden_size, ...)."
         },
     ),
     ("--precision", {"help": "fp32, bf16, fp16, fp8, int8, int4 or fp4."}),
@@ -73,6 +91,14 @@ _WORKLOAD_OPTIONS: list[tuple[str, dict[str, Any]]] = [
     ("--requests-per-second", {"type": float, "help": "Request rate to sustain (inference)."}),
     ("--max-ttft-ms", {"type": float, "help": "Time-to-first-token target (inference)."}),
     ("--max-tpot-ms", {"type": float, "help": "Time-per-output-token target (inference)."}),
+    (
+        "--use-case",
+        {
+            "type": OneOf(["chat", "agent", "batch"]),
+            "help": "Inference: chat (default; TPOT <= 100 ms, TTFT <= 2,000 ms unless --max-tpot-ms/--max-ttft-ms "
+            "say otherwise), agent (TTFT <= 5,000 ms) or batch (no latency targets).",
+        },
+    ),
     ("--train-tokens", {"type": float, "help": "Tokens seen in the run (training, fine-tuning)."}),
     ("--sequence-length", {"type": int, "help": "Training sequence length."}),
     ("--optimizer", {"type": OneOf(["adamw", "adamw_8bit"]), "help": "Optimizer (training, fine-tuning)."}),
@@ -97,6 +123,7 @@ _FIELDS = {
         "requests_per_second",
         "max_ttft_ms",
         "max_tpot_ms",
+        "use_case",
     ],
     "training": ["model", "custom_model", "precision", "train_tokens", "sequence_length", "optimizer", "target_days"],
     "fine_tuning": [
@@ -212,7 +239,13 @@ def recommend(**values: Any) -> None:
 @click.option("--gpu", required=True, help="GPU id or alias.")
 @click.option("--count", "gpu_count", type=int, required=True, help="Number of GPUs.")
 @click.option("--provider", help="Price with this provider's offers.")
-@click.option("--pricing", "--pricing-model", "pricing", type=OneOf(PRICING), help="Price with this model.")
+@click.option(
+    "--pricing",
+    "--pricing-model",
+    "pricing",
+    type=OneOf(PRICING),
+    help=f"Price with this model: {', '.join(PRICING)}.",
+)
 @click.option("--currency", type=OneOf(["USD", "CNY"]), default="USD", show_default=True)
 @_lang_option
 @_json_option
@@ -299,8 +332,8 @@ def compare(gpus: tuple[str, ...], lang: Lang, as_json: bool, wide: bool) -> Non
 @_wide_option
 def tco(**values: Any) -> None:
     """Buy or rent: owning GPUs year by year against renting them per pricing model, with break-even."""
-    from domain.tco import tco as compare_costs
-    from domain.tco_schema import TcoRequest
+    from domain.pricing.tco import tco as compare_costs
+    from domain.pricing.tco_schema import TcoRequest
 
     if (values["gpu"] is None) == (values["system"] is None):
         raise InputError("give --gpu (a GPU id or alias) or --system (a server id), not both")

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 import msgspec
 from litestar import Request, Response
 
+from api.http.query_params import canonical_query
 from api.http.request_context import varies_on
 from api.services.catalog_view import CatalogView
 from api.wiring import Services
@@ -34,12 +35,12 @@ async def cached_read(
 ) -> Response[Any]:
     """Answer a catalog read from the cache, building and caching the body on a miss.
 
-    The body depends only on the catalog version, the path, the query and `key_extra` (the answer language, the
-    day), so the key and the ETag are derived from those without building the body. `vary` names the request
-    header the body depends on, for shared caches.
+    The body depends only on the catalog version, the path, the parameters the handler reads and `key_extra` (the
+    answer language, the day), so the key and the ETag are derived from those without building the body. `vary`
+    names the request header the body depends on, for shared caches.
     """
     view = services.view
-    query = urlencode(sorted(request.query_params.multi_items()))
+    query = urlencode(canonical_query(request))
     key = f"catalog:{view.version}:{request.url.path}?{query}#{key_extra}"
     etag = '"' + hashlib.blake2b(key.encode(), digest_size=12).hexdigest() + '"'
     headers = {"ETag": etag, "Cache-Control": f"public, max-age={services.settings.catalog_max_age_s}"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.estimates import Lang
+from domain.workloads.requests import Lang
 
 
 def resolve_lang(explicit: Lang | None, accept_language: str | None) -> Lang:

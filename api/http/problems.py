@@ -16,8 +16,9 @@ from litestar.openapi.spec import Example
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Send
 
 from api.schemas import FieldError, Problem
+from api.schemas.allowed_values import allowed_values, teach
 from api.schemas.problems import ProblemError, field_in_message, plain_message
-from domain.workloads import WorkloadError
+from domain.workloads.resolve import WorkloadError
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,20 @@ def _problem_error_handler(_: Request[Any, Any, Any], exc: ProblemError) -> Resp
 _MISSING = re.compile(r"Missing required (?:[\w ]+ )?parameter '([^']+)'")
 
 
-def _field_errors(exc: ValidationException) -> list[FieldError]:
+def _parameter_values(request: Request[Any, Any, Any], name: str) -> list[str]:
+    """The values a query, path or header parameter allows, from the handler's signature; [] if free."""
+    for argument, parameter in request.route_handler.parsed_fn_signature.parameters.items():
+        kwarg = parameter.kwarg_definition
+        alias = getattr(kwarg, "query", None) or getattr(kwarg, "header", None)
+        if name in (argument, alias):
+            try:
+                return allowed_values(parameter.annotation, "")
+            except (TypeError, ValueError):
+                return []
+    return []
+
+
+def _field_errors(request: Request[Any, Any, Any], exc: ValidationException) -> list[FieldError]:
     errors = []
     for item in exc.extra if isinstance(exc.extra, list) else []:
         if not isinstance(item, dict):
@@ -77,20 +91,28 @@ def _field_errors(exc: ValidationException) -> list[FieldError]:
         key = str(item.get("key") or item.get("source") or "body")
         # Litestar names a whole body "data"; the message usually names the field inside it.
         field = (field_in_message(message) or key) if key in ("data", "body") else key
-        errors.append(FieldError(field=field, message=plain_message(message)))
+        allowed, meant = item.get("allowed"), item.get("suggestions")
+        if allowed is None and item.get("source") in ("query", "path", "header"):
+            allowed = _parameter_values(request, key)
+            message, meant = teach(plain_message(message), allowed)
+        errors.append(
+            FieldError(field=field, message=plain_message(message), allowed=allowed or None, suggestions=meant or None)
+        )
     if not errors and (missing := _MISSING.search(str(exc.detail))):
         errors.append(FieldError(field=missing.group(1), message="required"))
     return errors or [FieldError(field="request", message=str(exc.detail))]
 
 
-def _validation_handler(_: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
-    errors = _field_errors(exc)
+def _validation_handler(request: Request[Any, Any, Any], exc: ValidationException) -> Response[bytes]:
+    errors = _field_errors(request, exc)
+    meant = [value for error in errors for value in error.suggestions or ()]
     problem = Problem(
         type="/problems/validation",
         title="Bad Request",
         status=400,
         detail="Invalid " + "; ".join(f"{error.field}: {error.message}" for error in errors),
         errors=errors,
+        suggestions=meant or None,
     )
     return problem_response(problem)
 

@@ -9,6 +9,7 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 
 from api.http.request_context import scope_header
+from api.schemas.allowed_values import allowed_values, teach
 from api.schemas.json_numbers import convert_with_integral_floats, wants_int_not_float
 from api.schemas.problems import ProblemError, field_in_message, plain_message
 from api.schemas.storable_text import MESSAGE, body_may_hold_unstorable, unstorable_field
@@ -56,7 +57,7 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
         message = str(error)
         field = field_in_message(message) or "body"
         raise ValidationException(
-            detail=message, extra=[{"key": field, "message": plain_message(message), "source": "body"}]
+            detail=message, extra=[{**_taught(target, field, plain_message(message), body), "source": "body"}]
         ) from None
     except msgspec.DecodeError as error:
         message = plain_message(str(error))
@@ -67,6 +68,22 @@ async def strict_body(request: AnyRequest, target: type[T]) -> T:
         )
     state[_DECODED] = result
     return result
+
+
+def _taught(target: Any, field: str, message: str, body: bytes) -> dict[str, Any]:
+    """The error of one field; a value outside an enum also gets the values allowed and the closest one."""
+    allowed = allowed_values(target, field, _document(body)) if message.startswith("Invalid") else []
+    taught, meant = teach(message, allowed)
+    if taught == message:
+        return {"key": field, "message": message}
+    return {"key": field, "message": taught, "allowed": allowed, "suggestions": meant}
+
+
+def _document(body: bytes) -> Any:
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
 
 
 async def check_body(request: AnyRequest) -> None:

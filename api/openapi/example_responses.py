@@ -11,8 +11,8 @@ from api.adapters.storage.reference import load_reference_catalog
 from api.openapi.examples import ESTIMATE_REQUESTS, REQUESTS, TCO_REQUESTS
 from api.settings import Settings
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
-from domain.tco import tco
-from domain.tco_schema import TcoRequest
+from domain.pricing.tco import tco
+from domain.pricing.tco_schema import TcoRequest
 
 # Fixed inputs keep the published document stable between exports.
 EXAMPLE_TIME = datetime(2026, 11, 29, tzinfo=UTC)

@@ -31,31 +31,32 @@ GPU: dict[str, Any] = {
     "notes": "Dense BF16/FP16 is 989 TFLOPS; the often-quoted 1,979 is the sparse figure. No FP4/MXFP4 support.",
     "lowest_price": {
         "on_demand": {
-            "offer_id": "runpod-h100-sxm-on-demand",
+            "offer_id": "runpod-h100-sxm-on-demand-community",
             "provider": "runpod",
             "usd_per_gpu_hour": 2.69,
             "gpus_per_instance": 1,
-            "as_of": "2026-05-22",
-            "source": "spheron.network 2026-05-22; deploybase 2026-03",
+            "as_of": "2026-11-09",
+            "source": "raw.githubusercontent.com/datareceipts/data-receipts/main/109-gpu-pricing/vendors.json "
+            "(runpod.io/pricing read 2026-11-09)",
         },
         "reserved_1y": {
             "offer_id": "lambda-h100-sxm-reserved-1y",
             "provider": "lambda",
             "usd_per_gpu_hour": 1.85,
-            "gpus_per_instance": 1,
-            "as_of": "2026-05-01",
-            "source": "cliffcenter 2026-05",
+            "gpus_per_instance": 8,
+            "as_of": "2026-04-01",
+            "source": "techplained.aptechsolutions.io/runpod-vs-vast-ai (last updated April 2026)",
         },
         "reserved_3y": None,
-        "spot": None,
-        "capacity_block": {
-            "offer_id": "aws-h100-sxm-capacity-block",
-            "provider": "aws",
-            "usd_per_gpu_hour": 4.916,
+        "spot": {
+            "offer_id": "nebius-h100-sxm-spot",
+            "provider": "nebius",
+            "usd_per_gpu_hour": 1.25,
             "gpus_per_instance": 8,
-            "as_of": "2025-01-01",
-            "source": "AWS capacity-block pricing page mirror, to 2025-01-01",
+            "as_of": "2026-05-18",
+            "source": "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)",
         },
+        "capacity_block": None,
     },
 }
 
@@ -91,7 +92,7 @@ PROVIDER: dict[str, Any] = {
     "name": "DigitalOcean",
     "kind": "gpu_cloud",
     "url": "https://www.digitalocean.com",
-    "offer_count": 7,
+    "offer_count": 6,
     "sources": ["docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"],
     "notes": "GPU Droplets. MI325X, MI350X and B300 are sold per contract after contacting sales (no public price).",
     "feed": None,
@@ -111,11 +112,11 @@ OFFER: dict[str, Any] = {
     "ram_gb": 250.0,
     "bare_metal": None,
     "region": None,
+    "tier": None,
     "as_of": "2026-05-28",
     "age_days": 185,
     "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
-    "notes": "Source says H100 (80 GB); RAM 250 GB as given. The 8x node is cheaper per GPU: 23.92/h = 2.99/GPU "
-    "(offer digitalocean-h100-sxm-on-demand-x8).",
+    "notes": "Source says H100 (80 GB). The 8x node is cheaper per GPU (offer digitalocean-h100-sxm-on-demand-x8).",
 }
 
 LLM: dict[str, Any] = {
@@ -191,8 +192,8 @@ DIFFUSION: dict[str, Any] = {
 
 # Requests the OpenAPI document shows, one per workload kind (responses are generated into example_responses.py).
 REQUESTS: dict[str, dict[str, Any]] = {
-    "Serve DeepSeek-R1 to 50 concurrent users": {
-        "workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50},
+    "Serve DeepSeek-R1 to 50 concurrent chat users": {
+        "workload": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50, "use_case": "chat"},
     },
     "Pre-train an 8B model on 100B tokens within 30 days": {
         "workload": {"kind": "training", "model": "llama-3.1-8b", "train_tokens": 1e11, "target_days": 30},
@@ -206,6 +207,9 @@ REQUESTS: dict[str, dict[str, Any]] = {
         "workload": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417},
         "constraints": {"vendors": ["nvidia"]},
         "currency": "CNY",
+    },
+    "Offline batch: Llama 3.1 8B at the highest throughput per dollar, no latency targets": {
+        "workload": {"kind": "inference", "model": "llama-3.1-8b", "use_case": "batch"},
     },
 }
 
@@ -223,9 +227,9 @@ ESTIMATE_REQUESTS: dict[str, dict[str, Any]] = {
 }
 
 OFFER_CSV = (
-    "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,as_of,"
+    "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,tier,as_of,"
     "source,notes\n"
-    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,2026-05-28,"
+    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,,2026-05-28,"
     "docs.digitalocean.com GPU Droplet pricing,\n"
 )
 

@@ -12,32 +12,43 @@ from litestar.openapi.spec import Example
 
 from api.schemas import Wire
 from api.wiring import Services
-from domain.planning.accuracy import LedgerRow
+from domain.calibration.ledger import Ledger, LedgerRow, LedgerTotals
 
 
 class AccuracyRead(Wire):
-    """The calibration ledger: per GPU family and workload kind, how well estimates reproduce public measurements."""
+    """The calibration ledger: per GPU family, workload kind and regime, how well estimates reproduce public
+    measurements they were never fitted to."""
 
-    items: Annotated[list[LedgerRow], msgspec.Meta(description="One row per GPU family and workload kind.")]
+    items: Annotated[list[LedgerRow], msgspec.Meta(description="One row per GPU family, workload kind and regime.")]
     total: Annotated[int, msgspec.Meta(description="Rows.")]
-    points: Annotated[int, msgspec.Meta(description="Calibration points in all rows.")]
+    points: Annotated[int, msgspec.Meta(description="Calibration points in all rows, test and fit set.")]
+    totals: Annotated[LedgerTotals, msgspec.Meta(description="The whole test set, and the fit set cross-validated.")]
+    method: Annotated[str, msgspec.Meta(description="How the split, the cross-validation and the bands are made.")]
 
 
+_ROW = {
+    "family": "hopper",
+    "family_name": "NVIDIA Hopper",
+    "kind": "inference",
+    "regime": "le_64",
+    "sources": 2,
+    "points": 6,
+    "median_error_pct": 9.5,
+    "worst_error_pct": 21.0,
+    "band_coverage_pct": 83.3,
+    "cv_median_error_pct": 8.1,
+    "cv_worst_error_pct": 30.2,
+    "cv_band_coverage_pct": 80.0,
+    "fit_points": 40,
+    "in_sample_median_error_pct": 5.2,
+    "band_pct": 22.0,
+}
 _EXAMPLE = {
-    "items": [
-        {
-            "family": "hopper",
-            "family_name": "NVIDIA Hopper",
-            "kind": "inference",
-            "points": 22,
-            "median_error_pct": 30.0,
-            "worst_error_pct": 80.0,
-            "band_coverage_pct": 81.8,
-            "band_pct": 60.0,
-        }
-    ],
+    "items": [_ROW],
     "total": 1,
-    "points": 22,
+    "points": 46,
+    "totals": {field.name: _ROW[field.name] for field in msgspec.structs.fields(LedgerTotals)},
+    "method": "Sources are split by a hash of their address ...",
 }
 
 
@@ -46,11 +57,13 @@ _EXAMPLE = {
     operation_id="getAccuracy",
     summary="How accurate the estimates are",
     description=(
-        "The calibration ledger behind every estimate's band and confidence: for each GPU family and workload kind, "
-        "how many public measurements (GPU, model, precision, layout, lengths, engine, source URL) the model "
-        "reproduces, the median and worst error of the expected value, the share of measurements inside the "
-        "low-high band, and the band's half-width. An option is 'calibrated' when its family and kind have at "
-        "least 3 points with a median error of at most 15%. Call this before trusting a figure to the dollar."
+        "The calibration ledger behind every estimate's band and confidence, out of sample. Public measurements "
+        "(GPU, model, precision, layout, lengths, engine, source URL) are split by source into a frozen test set, "
+        "which no factor is fitted to, and a fit set. For each GPU family, workload kind and regime: the test "
+        "set's median and worst error and band coverage, the same figures cross-validated (each fit source left "
+        "out of the fit in turn), and the in-sample median for comparison. Bands are split-conformal on the "
+        "out-of-sample residuals; an option is 'calibrated' when its family and kind have at least 3 out-of-sample "
+        "points with a median error of at most 15%. Call this before trusting a figure to the dollar."
     ),
     tags=["catalog"],
     responses={
@@ -64,9 +77,10 @@ _EXAMPLE = {
 )
 async def get_accuracy(services: NamedDependency[Services]) -> AccuracyRead:
     """The ledger of the catalog in service."""
-    ledger = services.view.catalog.accuracy
-    rows = list(ledger.rows) if ledger is not None else []
-    return AccuracyRead(items=rows, total=len(rows), points=sum(row.points for row in rows))
+    ledger: Ledger = services.view.catalog.accuracy
+    rows = list(ledger.rows)
+    points = sum(row.points + row.fit_points for row in rows)
+    return AccuracyRead(items=rows, total=len(rows), points=points, totals=ledger.totals, method=ledger.method)
 
 
 ROUTES = [get_accuracy]

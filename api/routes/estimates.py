@@ -17,8 +17,8 @@ from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
 from api.wiring import Services
-from domain.estimates import Option
 from domain.planning import EstimateRequest, estimate
+from domain.workloads.results import Option
 
 
 @post(

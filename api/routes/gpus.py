@@ -20,6 +20,7 @@ from api.schemas import (
     GpuList,
     GpuRead,
 )
+from api.schemas.patterns import ECMA_SPACE_CLASS
 from api.services.catalog_view import (
     CatalogView,
     NotInCatalog,
@@ -28,10 +29,12 @@ from api.services.catalog_view import (
 )
 from api.wiring import Services
 from domain.catalog import Ecosystem, Gpu, Vendor
-from domain.compare import half_precision_tflops
+from domain.pricing.compare import half_precision_tflops
 
 MAX_COMPARE = 8
-IDS_PATTERN = rf"^\s*[^,\s][^,]*(,\s*[^,\s][^,]*){{1,{MAX_COMPARE - 1}}}$"
+_SPACE = f"[{ECMA_SPACE_CLASS}]"
+_ITEM = f"{_SPACE}*[^,{ECMA_SPACE_CLASS}][^,]*"
+IDS_PATTERN = rf"^{_ITEM}(,{_ITEM}){{1,{MAX_COMPARE - 1}}}$"
 
 
 def _gpu_sort_key(view: CatalogView, sort: str) -> Any:

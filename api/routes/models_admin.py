@@ -23,8 +23,8 @@ from api.schemas import LlmModelRead, Wire
 from api.schemas.problems import ProblemError
 from api.services.catalog_writes import commit_change
 from api.wiring import Services
-from domain.catalog import LlmModel
-from domain.hf_config import HfConfigError, llm_from_hf_config
+from domain.catalog import MAX_NAME_LENGTH, SLUG_PATTERN, LlmModel, lookup_key
+from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ MODEL_ID = Annotated[
     str,
     Parameter(
         description="Model id (lowercase letters, digits, dots and hyphens).",
-        pattern=r"^[a-z0-9][a-z0-9.\-]*$",
+        pattern=SLUG_PATTERN,
         max_length=64,
         examples=[Example(value="my-qwen3-finetune")],
     ),
@@ -60,7 +60,8 @@ class ModelWrite(Wire, kw_only=True, forbid_unknown_fields=True):
         dict[str, Any],
         msgspec.Meta(description="The model's config.json as an object; the architecture is derived from it."),
     ]
-    name: Annotated[str, msgspec.Meta(max_length=300, description="Display name; default the id.")] = ""
+    # The models table's name column holds MAX_NAME_LENGTH characters on every store.
+    name: Annotated[str, msgspec.Meta(max_length=MAX_NAME_LENGTH, description="Display name; default the id.")] = ""
     # Item lengths are not limited here: the published schema cannot state them, so blank items are dropped instead.
     aliases: Annotated[
         list[str],
@@ -87,6 +88,12 @@ class ModelHistoryList(Wire, kw_only=True):
 
     items: list[ModelHistoryRead]
     total: int
+
+
+def unmatchable_name(body: ModelWrite) -> str | None:
+    """The field of the first name or alias with no letters or digits (nothing could ever look it up), or None."""
+    named = [("name", body.name), *((f"aliases[{index}]", alias) for index, alias in enumerate(body.aliases))]
+    return next((field for field, name in named if name.strip() and not lookup_key(name)), None)
 
 
 def derive_model(model_id: str, body: ModelWrite) -> LlmModel:
@@ -129,6 +136,8 @@ async def put_model(
     data: Annotated[ModelWrite, Body(description="The model.", examples=[Example(value=EXAMPLE_WRITE)])],
 ) -> Response[LlmModelRead]:
     data = await strict_body(request, ModelWrite)
+    if (field := unmatchable_name(data)) is not None:
+        raise invalid(field, "has no letters or digits")
     try:
         model = derive_model(model_id, data)
     except HfConfigError as error:

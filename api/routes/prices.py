@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ from litestar.params import Body, Parameter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.adapters.storage.database import DATABASE_ERRORS
-from api.adapters.storage.offer_repository import WriteReport, offer_exists, offer_history, write_offers
+from api.adapters.storage.offer_repository import OfferChange, WriteReport, offer_exists, offer_history, write_offers
 from api.http.auth import SECURITY, require_api_key
 from api.http.problems import not_found, problem_responses
 from api.http.request_body import ACCEPTS_OPT, BODY_OPT, JSON, media_type, strict_body
@@ -26,15 +27,15 @@ from api.schemas import FieldError, OfferBulkRead, OfferHistoryList, OfferHistor
 from api.schemas.problems import ProblemError
 from api.schemas.storable_text import STORABLE_PATTERN
 from api.services.catalog_view import offer_read
-from api.services.catalog_writes import commit_change
+from api.services.catalog_writes import apply_change, commit_change
 from api.services.offer_import import CSV_COLUMNS, MAX_ROWS, RowErrors, csv_rows, json_rows, parse_rows, to_offer
 from api.wiring import Services
-from domain.catalog import Offer
+from domain.catalog import SLUG_PATTERN, Catalog, Offer
 
 log = logging.getLogger(__name__)
 
 AnyRequest = Request[Any, Any, Any]
-ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
+ID_PATTERN = SLUG_PATTERN
 OFFER_ID = Annotated[
     str,
     Parameter(
@@ -58,6 +59,12 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
     # The snapshot served here, when it came from the database, lets the write skip reading the catalog back.
     current = services.view.catalog if services.view.source == "database" else None
+    writer = services.offer_writer
+    if writer is not None:
+        change = OfferChange(upserts, deletes, actor)
+        return await apply_change(
+            services, lambda: writer.write(change, current), lambda report: report.changed, lambda r: r.catalog
+        )
 
     async def work(session: AsyncSession) -> WriteReport:
         return await write_offers(session, upserts, deletes, actor=actor, current=current)
@@ -140,13 +147,16 @@ class _BulkOperation(Operation):
             required=True,
             description=(
                 'JSON {"offers": [offer, ...]} (each as getOffers returns it) or CSV with the header '
-                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false)."
+                f"`{CSV_HEADER}` (empty cells for optional fields; dates as YYYY-MM-DD; bare_metal true/false; "
+                "tier community, secure or empty)."
             ),
             content={
                 "application/json": OpenAPIMediaType(
                     schema=Schema(
                         type=OpenAPIType.OBJECT,
                         required=["offers"],
+                        # Strict like every other body: another top-level field is refused, not ignored.
+                        additional_properties=False,
                         properties={
                             "offers": Schema(
                                 type=OpenAPIType.ARRAY,
@@ -219,18 +229,9 @@ async def import_offers(request: AnyRequest, services: NamedDependency[Services]
     media = media_type(request)
     catalog = services.view.catalog
     try:
-        if media == MEDIA_CSV:
-            try:
-                text = body.decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise RowErrors([FieldError(field="body", message="CSV must be UTF-8", line=1)]) from None
-            offers = parse_rows(csv_rows(text), catalog, lax=True)
-        else:
-            try:
-                document = msgspec.json.decode(body)
-            except msgspec.DecodeError as error:
-                raise RowErrors([FieldError(field="body", message=f"not JSON: {error}", line=1)]) from None
-            offers = parse_rows(json_rows(document), catalog, lax=False)
+        # 10,000 rows take the better part of a second to parse and check: not on the event loop, which would
+        # stall every other request of this instance meanwhile.
+        offers = await asyncio.to_thread(_parsed, body, media, catalog)
     except RowErrors as error:
         raise _rejected(error.errors) from None
     report = await _write(services, offers, [], request.state.actor)
@@ -240,6 +241,21 @@ async def import_offers(request: AnyRequest, services: NamedDependency[Services]
         unchanged=report.unchanged,
         catalog_version=report.version or services.view.version,
     )
+
+
+def _parsed(body: bytes, media: str, catalog: Catalog) -> list[Offer]:
+    """The offers of an import body (CSV or JSON), or RowErrors naming every bad row."""
+    if media == MEDIA_CSV:
+        try:
+            text = body.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise RowErrors([FieldError(field="body", message="CSV must be UTF-8", line=1)]) from None
+        return parse_rows(csv_rows(text), catalog, lax=True)
+    try:
+        document = msgspec.json.decode(body)
+    except msgspec.DecodeError as error:
+        raise RowErrors([FieldError(field="body", message=f"not JSON: {error}", line=1)]) from None
+    return parse_rows(json_rows(document), catalog, lax=False)
 
 
 @get(
@@ -285,8 +301,10 @@ async def get_offer_history(
             usd_per_gpu_hour=row.usd_per_gpu_hour,
             previous_usd_per_gpu_hour=row.previous_usd_per_gpu_hour,
             pricing=row.pricing,
+            tier=row.tier,  # type: ignore[arg-type]
             as_of=row.as_of,
             source=row.source,
+            superseded_by=row.superseded_by,
             recorded_at=row.recorded_at,
         )
         for row in rows

@@ -17,15 +17,16 @@ from api.http.problems import not_found, problem_responses
 from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
+from api.schemas.patterns import END
 from api.schemas.problems import ProblemError
 from api.services.recommendations import StoreUnavailable, stored_recommendation
 from api.services.recommendations import create_recommendation as create
 from api.wiring import services_of
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
+from domain.workloads.results import Recommendation
 
 AnyRequest = Request[Any, Any, Any]
-ID_PATTERN = r"^rec_[0-9a-f]{24}$"
+ID_PATTERN = r"^rec_[0-9a-f]{24}" + END
 STORED_HEADER = "X-Recommendation-Stored"
 
 

@@ -17,8 +17,8 @@ from api.http.request_body import BODY_OPT, strict_body
 from api.http.request_context import scope_header
 from api.openapi import example_responses, examples
 from api.wiring import Services
-from domain.tco import tco
-from domain.tco_schema import TcoRead, TcoRequest
+from domain.pricing.tco import tco
+from domain.pricing.tco_schema import TcoRead, TcoRequest
 
 
 @post(

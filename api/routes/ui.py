@@ -53,11 +53,16 @@ class UiFile(msgspec.Struct, frozen=True):
 
 
 @cache
-def ui_file(name: str) -> UiFile:
-    """A file of the page, read once per process."""
-    body = (UI_DIR / name).read_bytes()
+def static_file(path: Path, media_type: str) -> UiFile:
+    """A file shipped in the package, read once per process, with its ETag."""
+    body = path.read_bytes()
     etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
-    return UiFile(body=body, media_type=MEDIA_TYPES[Path(name).suffix], etag=etag)
+    return UiFile(body=body, media_type=media_type, etag=etag)
+
+
+def ui_file(name: str) -> UiFile:
+    """A file of the page."""
+    return static_file(UI_DIR / name, MEDIA_TYPES[Path(name).suffix])
 
 
 def page_policy(frame_ancestors: tuple[str, ...]) -> str:

@@ -31,7 +31,7 @@ from api.schemas.models import (
 )
 from api.schemas.offers import OfferBulkRead, OfferHistoryList, OfferHistoryRead, OfferList, OfferRead, OfferWrite
 from api.schemas.service import LiveRead, ReadyRead, ToolManifestRead, ToolOperationRead
-from domain.estimates import Lang
+from domain.workloads.requests import Lang
 
 __all__ = [
     "DiffusionModelRead",

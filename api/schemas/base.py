@@ -15,6 +15,9 @@ class FieldError(Wire, kw_only=True, omit_defaults=True):
     field: str
     message: str
     line: int | None = None
+    # A value outside an enum: every value the field allows, and the closest to the one sent.
+    allowed: list[str] | None = None
+    suggestions: list[str] | None = None
 
 
 class Problem(Wire, kw_only=True, omit_defaults=True):

@@ -9,7 +9,7 @@ import msgspec
 
 from api.schemas.base import Page, Wire
 from domain.catalog import Confidence, Ecosystem, LinkKind, Vendor
-from domain.estimates import Lang
+from domain.workloads.requests import Lang
 
 
 class TflopsRead(Wire):

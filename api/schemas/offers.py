@@ -8,7 +8,14 @@ from typing import Annotated, Literal
 import msgspec
 
 from api.schemas.base import Page, Wire
-from domain.catalog import Pricing
+from domain.catalog import Pricing, Tier
+
+TIER_DESCRIPTION = (
+    "Which of a provider's two clouds sells it, where it sells both at different prices: `community` (hosts run by "
+    "third parties, e.g. RunPod Community Cloud) or `secure` (the provider's own data centres); null where the "
+    "provider has one tier. Part of what makes two offers the same thing to rent."
+)
+TierField = Annotated[Tier | None, msgspec.Meta(description=TIER_DESCRIPTION)]
 
 
 class OfferRead(Wire):
@@ -26,6 +33,7 @@ class OfferRead(Wire):
     ram_gb: float | None
     bare_metal: bool | None
     region: str | None
+    tier: TierField
     as_of: date
     age_days: int
     source: str
@@ -50,6 +58,7 @@ class OfferWrite(Wire, kw_only=True, forbid_unknown_fields=True):
     ram_gb: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
     bare_metal: bool | None = None
     region: Annotated[str, msgspec.Meta(max_length=120)] | None = None
+    tier: TierField = None
     as_of: date
     age_days: int | None = None
     source: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)]
@@ -69,7 +78,7 @@ class OfferHistoryRead(Wire):
     """One change of an offer."""
 
     offer_id: str
-    change: Literal["created", "updated", "deleted"]
+    change: Literal["created", "updated", "deleted", "gone", "superseded"]
     actor: str
     usd_per_gpu_hour: float | None
     previous_usd_per_gpu_hour: float | None
@@ -77,6 +86,14 @@ class OfferHistoryRead(Wire):
     as_of: date
     source: str
     recorded_at: datetime
+    tier: TierField = None
+    superseded_by: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="For a `superseded` change: the id of the price-feed offer of the same provider, GPU, "
+            "pricing model, tier and instance size that replaced this curated offer; null otherwise."
+        ),
+    ] = None
 
 
 class OfferHistoryList(Wire):

@@ -102,6 +102,9 @@ class CatalogSync:
                     # redis-py's get_message can swallow a cancellation and return None: ask the task itself.
                     while not cancel_requested():
                         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                        # A burst of writes elsewhere is one reload here: only the newest version matters.
+                        while message and (newer := await pubsub.get_message(ignore_subscribe_messages=True)):
+                            message = newer
                         if message and message.get("type") == "message":
                             data = message["data"]
                             await self._reload_if_changed(data.decode() if isinstance(data, bytes) else str(data))

@@ -24,10 +24,11 @@ from api.schemas import (
     SupportsRead,
     SystemRead,
 )
+from api.schemas.patterns import strip_spaces
 from domain.catalog import Catalog, Gpu, Offer, Pricing
-from domain.compare import compare_gpus
-from domain.estimates import Lang
-from domain.explain import comparison_summary
+from domain.narrative.summaries import comparison_summary
+from domain.pricing.compare import compare_gpus
+from domain.workloads.requests import Lang
 
 CatalogSource = Literal["database", "reference"]
 
@@ -75,6 +76,7 @@ def offer_read(offer: Offer, today: date) -> OfferRead:
         ram_gb=offer.ram_gb,
         bare_metal=offer.bare_metal,
         region=offer.region,
+        tier=offer.tier,
         as_of=offer.as_of,
         age_days=offer.age_days(today),
         source=offer.source,
@@ -161,7 +163,7 @@ def find_gpus(catalog: Catalog, names: Iterable[str]) -> list[Gpu]:
     """The GPUs named, in the order given; names of the same GPU are merged."""
     found: dict[str, Gpu] = {}
     for name in names:
-        gpu = find_gpu(catalog, name.strip())
+        gpu = find_gpu(catalog, strip_spaces(name))
         found.setdefault(gpu.id, gpu)
     return list(found.values())
 

@@ -30,9 +30,25 @@ async def commit_change(
 
     A change the resulting catalog rejects answers `invalid_status` (409 where it clashes with what is stored).
     """
-    try:
+
+    async def attempt() -> R:
         async with services.sessions() as session, session.begin():
-            report = await work(session)
+            return await work(session)
+
+    return await apply_change(services, attempt, changed, snapshot, invalid_status=invalid_status)
+
+
+async def apply_change(
+    services: Services,
+    attempt: Callable[[], Awaitable[R]],
+    changed: Callable[[R], bool],
+    snapshot: Callable[[R], Catalog | None] = lambda _: None,
+    *,
+    invalid_status: int = 400,
+) -> R:
+    """`attempt` a committed change (its own transaction), answer its failure as a problem, then reload everywhere."""
+    try:
+        report = await attempt()
     except CatalogError as error:
         problems = "; ".join(error.problems)
         kind = "/problems/conflict" if invalid_status == 409 else "/problems/validation"

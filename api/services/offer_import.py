@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 
 from api.schemas import FieldError, OfferWrite
+from api.schemas.allowed_values import allowed_values, teach
 from api.schemas.json_numbers import convert_with_integral_floats
 from api.schemas.problems import field_in_message, plain_message
 from api.schemas.storable_text import MESSAGE, unstorable_field
@@ -29,6 +30,7 @@ CSV_COLUMNS = (
     "ram_gb",
     "bare_metal",
     "region",
+    "tier",
     "as_of",
     "source",
     "notes",
@@ -37,6 +39,8 @@ REQUIRED_COLUMNS = ("id", "provider", "gpu", "pricing", "usd_per_gpu_hour", "as_
 # Fields GET /v1/offers adds that a client cannot set; a PUT of what GET returned must still be accepted.
 READ_ONLY_FIELDS = ("usd_per_instance_hour", "age_days")
 MAX_ROWS = 10_000
+# A cell starting with one of these is a formula to a spreadsheet (OWASP CSV injection); exports quote it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 class RowErrors(ValueError):
@@ -60,8 +64,13 @@ def _error(line: int, field: str, message: str) -> FieldError:
     return FieldError(field=field, message=message, line=line)
 
 
-def _field_error(error: msgspec.ValidationError, line: int) -> FieldError:
-    return _error(line, field_in_message(str(error)) or "row", plain_message(str(error)))
+def _field_error(error: msgspec.ValidationError, line: int, target: Any, row: Mapping[str, Any]) -> FieldError:
+    field = field_in_message(str(error)) or "row"
+    allowed = allowed_values(target, field, dict(row)) if field != "row" else []
+    message, meant = teach(plain_message(str(error)), allowed)
+    if message == plain_message(str(error)):
+        return _error(line, field, message)
+    return FieldError(field=field, message=message, line=line, allowed=allowed, suggestions=meant or None)
 
 
 def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: bool) -> Offer | FieldError:
@@ -80,7 +89,7 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
             else convert_with_integral_floats(present, OfferWrite)
         )
     except msgspec.ValidationError as error:
-        return _field_error(error, line)
+        return _field_error(error, line, OfferWrite, present)
     if not written.id:
         return _error(line, "id", "required")
     gpu = catalog.gpu(written.gpu)
@@ -94,7 +103,7 @@ def to_offer(values: Mapping[str, Any], line: int, catalog: Catalog, *, lax: boo
     try:
         offer = msgspec.convert(document | {"gpu": gpu.id}, Offer, strict=False)
     except msgspec.ValidationError as error:
-        return _field_error(error, line)
+        return _field_error(error, line, Offer, document)
     # Prices are stored with 4 decimals; rounding here keeps an unchanged re-import unchanged.
     return msgspec.structs.replace(offer, usd_per_gpu_hour=round(offer.usd_per_gpu_hour, 4))
 
@@ -124,31 +133,63 @@ def parse_rows(rows: Iterable[Row], catalog: Catalog, *, lax: bool) -> list[Offe
     return offers
 
 
+def _header(cells: list[str], line: int) -> list[str]:
+    """The header's columns; every unknown, missing or repeated one is named (a repeat would let the last win)."""
+    errors = [_error(line, column, "unknown column") for column in cells if column not in CSV_COLUMNS]
+    errors += [_error(line, column, "missing column") for column in REQUIRED_COLUMNS if column not in cells]
+    repeated = sorted({column for column in cells if cells.count(column) > 1})
+    errors += [_error(line, column, f"column given {cells.count(column)} times") for column in repeated]
+    if errors:
+        raise RowErrors(errors)
+    return cells
+
+
+def _unescaped(cell: str) -> str:
+    """A cell as exported: the quote `offers_csv` put before a formula character is taken off again."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in FORMULA_STARTS else cell
+
+
 def csv_rows(text: str) -> list[Row]:
-    """The rows of a CSV document with the documented header; header problems name line 1."""
+    """The rows of a CSV document with the documented header; a row names the line it starts on.
+
+    Blank lines are skipped (they are no rows, so they count towards no limit), and a quote left open is reported
+    at the line it opens on rather than swallowing the rest of the file into one cell.
+    """
     # newline="" leaves line endings to the csv module, so a bare CR ends a line instead of breaking the parse.
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    rows: list[Row] = []
+    line = 1
     try:
-        header = reader.fieldnames or []
-        errors = [_error(1, column, "unknown column") for column in header if column not in CSV_COLUMNS]
-        errors += [_error(1, column, "missing column") for column in REQUIRED_COLUMNS if column not in header]
-        if errors:
-            raise RowErrors(errors)
-        rows = []
-        for values in reader:
-            if reader.line_num > MAX_ROWS + 1:
-                raise RowErrors([_error(reader.line_num, "offers", f"more than {MAX_ROWS} rows")])
-            if None in values:
-                rows.append(Row(reader.line_num, {}, problem="more values than header columns"))
+        for cells in reader:
+            # The record just read began after the previous one ended.
+            start, line = line, reader.line_num + 1
+            if not any(cell.strip() for cell in cells):
                 continue
-            rows.append(Row(reader.line_num, dict(values)))
+            if header is None:
+                header = _header(cells, start)
+                continue
+            if len(rows) == MAX_ROWS:
+                raise RowErrors([_error(start, "offers", f"more than {MAX_ROWS} rows")])
+            if len(cells) > len(header):
+                rows.append(Row(start, {}, problem="more values than header columns"))
+                continue
+            rows.append(Row(start, {column: _unescaped(cell) for column, cell in zip(header, cells, strict=False)}))
     except csv.Error as error:
-        raise RowErrors([_error(max(reader.line_num, 1), "body", f"not CSV: {error}")]) from None
+        if "end of data" in str(error):
+            message = f"unterminated quote: a quoted cell of the row starting on line {line} is never closed"
+            raise RowErrors([_error(line, "body", message)]) from None
+        raise RowErrors([_error(reader.line_num, "body", f"not CSV: {error}")]) from None
+    if header is None:
+        _header([], 1)  # nothing but blank lines: every required column is missing
     return rows
 
 
 def json_rows(document: Any) -> list[Row]:
     """The offers of {"offers": [...]} or of a bare list; the line is the position, from 1."""
+    if isinstance(document, dict) and (unknown := sorted(set(document) - {"offers"})):
+        # Like every other body: a misspelt or extra field is refused, not ignored.
+        raise RowErrors([_error(1, str(field), "unknown field") for field in unknown])
     items = document.get("offers") if isinstance(document, dict) else document
     if not isinstance(items, list):
         raise RowErrors([_error(1, "offers", 'expected {"offers": [...]} or a list of offers')])
@@ -160,12 +201,23 @@ def json_rows(document: Any) -> list[Row]:
     ]
 
 
+def _exported(value: Any) -> Any:
+    """A cell a spreadsheet shows as text: one starting with a formula character gets a leading quote (OWASP)."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in FORMULA_STARTS:
+        return "'" + value
+    return value
+
+
 def offers_csv(offers: Iterable[Offer]) -> str:
-    """Offers in the import format, header first."""
+    """Offers in the import format, header first; cells a spreadsheet would run as formulas are quoted."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    # RFC 4180's CRLF: the writer quotes only cells holding a character of the line terminator, so with "\n" alone a
+    # bare CR in a note went out unquoted and split the row.
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
     for offer in offers:
         values = msgspec.to_builtins(offer)
-        writer.writerow({column: "" if values.get(column) is None else values[column] for column in CSV_COLUMNS})
+        writer.writerow({column: _exported(values.get(column)) for column in CSV_COLUMNS})
     return out.getvalue()

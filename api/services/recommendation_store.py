@@ -27,8 +27,8 @@ from api.adapters.storage.recommendation_repository import (
 from api.metrics import PENDING_RECOMMENDATIONS, REFUSED_RECOMMENDATIONS
 from api.services.background import cancel_requested, stop_tasks
 from api.services.recommendation_spool import Spool, Spooled
-from domain.estimates import Recommendation
 from domain.planning import RecommendationRequest
+from domain.workloads.results import Recommendation
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class RecommendationStore:
         """Store now (committed when this returns "stored"), or queue for a retry; `not_stored` when that cannot be."""
         if self._pending:
             # The database is known to be unavailable: keep the order, do not pay a failed attempt per request.
-            return self._hold(item)
+            return (await self._hold_all([item]))[0]
         if not self._tasks:
             return (await self._write_batch([item]))[0]
         future: asyncio.Future[SaveOutcome] = asyncio.get_running_loop().create_future()
@@ -131,6 +131,10 @@ class RecommendationStore:
         self._wake.set()
         # A client that goes away must not cancel the commit other requests share.
         return await asyncio.shield(future)
+
+    def waiting(self, recommendation_id: str) -> bool:
+        """Whether the recommendation waits for the database (journaled, not yet acknowledged by it)."""
+        return recommendation_id in self._pending
 
     async def load(self, recommendation_id: str) -> Any:
         """The stored document, or one still waiting; raises a database error when it cannot tell."""
@@ -168,8 +172,9 @@ class RecommendationStore:
             PENDING_RECOMMENDATIONS.set(self.pending)
         if written:
             log.info("stored %d recommendations that waited for the database", written)
-        if not self._pending and self._spool is not None and self._spool.holds_claims:
-            # Everything the last run left behind is stored now.
+        if not self._pending and self._spool is not None:
+            # Everything journaled, and everything the last run left behind, is stored now.
+            self._spool.discard_journal()
             self._spool.release()
         return written
 
@@ -233,6 +238,21 @@ class RecommendationStore:
         PENDING_RECOMMENDATIONS.set(self.pending)
         return "pending"
 
+    async def _hold_all(self, items: list[SavedRecommendation]) -> list[SaveOutcome]:
+        """Hold the items for a retry; the new ones are journaled (fsync) before any of them is answered."""
+        new = {item.id for item in items} - self._pending.keys()
+        outcomes = [self._hold(item) for item in items]
+        held = list({item.id: item for item in items if item.id in new and item.id in self._pending}.values())
+        if held and self._spool is not None:
+            spool = self._spool
+            try:
+                await asyncio.to_thread(spool.append, [_spooled(item) for item in held])
+            except OSError as error:
+                # Still retried from memory, but a crash now would lose them: say which.
+                ids = ", ".join(item.id for item in held)
+                log.error("could not spool %d waiting recommendations (%s): %s", len(held), error, ids)
+        return outcomes
+
     async def _writer(self) -> None:
         while True:
             await self._wake.wait()
@@ -248,7 +268,7 @@ class RecommendationStore:
     async def _write_batch(self, items: list[SavedRecommendation]) -> list[SaveOutcome]:
         """Commit the items in one transaction; on a refusal find the bad ones, on an outage queue them all."""
         if self._pending:
-            return [self._hold(item) for item in items]
+            return await self._hold_all(items)
         try:
             new = await self._insert(items)
             return ["stored" if item.id in new else "existing" for item in items]
@@ -261,7 +281,7 @@ class RecommendationStore:
                 self._refused(items[0], error)
                 return ["not_stored"]
             log.warning("could not store %d recommendations, queued for retry: %s", len(items), error)
-            return [self._hold(item) for item in items]
+            return await self._hold_all(items)
 
     async def _write_one(self, item: SavedRecommendation) -> SaveOutcome:
         try:
@@ -272,7 +292,7 @@ class RecommendationStore:
             if refused_data(error):
                 self._refused(item, error)
                 return "not_stored"
-            return self._hold(item)
+            return (await self._hold_all([item]))[0]
 
     @staticmethod
     def _refused(item: SavedRecommendation, error: BaseException) -> None:

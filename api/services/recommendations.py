@@ -12,8 +12,9 @@ import msgspec
 from api.adapters.storage.database import DATABASE_ERRORS
 from api.services.recommendation_store import SaveOutcome, saved_recommendation
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate, Lang, Recommendation
 from domain.planning import PreparedRequest, RecommendationRequest, prepare, rank, recommendation_id
+from domain.workloads.requests import Lang
+from domain.workloads.results import ExchangeRate, Recommendation
 
 if TYPE_CHECKING:
     from api.wiring import Services
@@ -69,7 +70,9 @@ async def create_recommendation(
         stored = await _find(services, rec_id)
         if stored is not None:
             body = _encoder.encode(stored)
-    await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
+    if outcome in ("stored", "existing"):
+        # Only what the database acknowledged is cached: a cached id outlives this process, a waiting one may not.
+        await services.cache.set(f"rec:{rec_id}", body, services.settings.cache_ttl_s)
     return CreatedRecommendation(rec_id, body, outcome)
 
 
@@ -90,7 +93,8 @@ async def stored_recommendation(services: Services, recommendation_id: str) -> b
     if stored is None:
         return None
     body = _encoder.encode(stored)
-    await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
+    if not services.recommendations.waiting(recommendation_id):
+        await services.cache.set(f"rec:{recommendation_id}", body, services.settings.cache_ttl_s)
     return body
 
 

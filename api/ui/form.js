@@ -142,6 +142,7 @@ export function buildRequest() {
     if (kv) workload.kv_cache_precision = kv;
     for (const name of ["concurrency", "requests_per_second", "input_tokens", "output_tokens"]) put(name);
     for (const name of ["max_ttft_ms", "max_tpot_ms"]) put(name);
+    workload.use_case = field("use_case").value;
   } else if (kind === "training" || kind === "fine_tuning") {
     if (kind === "fine_tuning") {
       workload.method = field("method").value;
@@ -195,6 +196,7 @@ export function fillForm(recommendation) {
     for (const name of CUSTOM_NUMBERS) setValue(`cm_${name}`, custom[name] ?? null);
   }
   if (workload.method) field("method").value = workload.method;
+  if (workload.use_case) field("use_case").value = workload.use_case;
   updateKind();
   if (workload.precision && PRECISIONS[state.kind].includes(workload.precision)) {
     state.precisionChoice[state.kind] = workload.precision;

@@ -46,6 +46,7 @@ const SORTS = {
   monthly: (option) => option.cost?.monthly ?? null,
   unit: (option, kind) => option.cost?.[(KIND_COST[kind] ?? KIND_COST.inference)[0]] ?? null,
   atLoad: (option, kind, workload) => atLoadCost(option, workload),
+  priceAge: (option) => option.offer?.age_days ?? null,
 };
 
 /** The options in the order of `sort` ({key, descending}), ties and missing figures by rank. */
@@ -76,5 +77,6 @@ export function optionColumns(kind, withLoad) {
     ["unit", costLabel, "unit"],
     ...(withLoad ? [["atLoad", kind === "image_generation" ? "col.atLoadImages" : "col.atLoadTokens", "atLoad"]] : []),
     ["pricing", "col.pricing", null],
+    ["priceAge", "col.priceAge", "priceAge"],
   ];
 }

@@ -64,6 +64,29 @@ function sortBy(key) {
   $(`#options thead button[data-sort="${key}"]`)?.focus();
 }
 
+// A layout as engines name it: tensor, pipeline, expert and data parallel, and data-parallel attention where used.
+function layoutText(parallelism) {
+  const text = t("config.parallel", {
+    tp: parallelism.tensor ?? 1,
+    pp: parallelism.pipeline ?? 1,
+    ep: parallelism.expert ?? 1,
+    dp: parallelism.data ?? 1,
+  });
+  return parallelism.attention_data ? `${text} · ${t("config.attentionDp", { n: parallelism.attention_data })}` : text;
+}
+
+// Time per output token, the tokens per second one user sees, and time to first token.
+function latencyCell(performance) {
+  const tpot = performance?.tpot_ms?.expected;
+  const ttft = performance?.ttft_ms?.expected;
+  if (!tpot) return [];
+  return [
+    h("span", { class: "sub", text: t("latency.tpot", { ms: number(tpot, 0) }) }),
+    h("span", { class: "sub", text: t("latency.perUser", { rate: number(1000 / tpot, 1) }) }),
+    h("span", { class: "sub", text: t("latency.ttft", { ms: number(ttft ?? 0, 0) }) }),
+  ];
+}
+
 function renderOptions(options, kind, currency, workload) {
   const table = $("#options");
   const costField = (KIND_COST[kind] ?? KIND_COST.inference)[0];
@@ -93,7 +116,7 @@ function renderOptions(options, kind, currency, workload) {
       }),
       h("span", {
         class: "sub",
-        text: t("config.parallel", { tp: parallelism.tensor ?? 1, pp: parallelism.pipeline ?? 1, dp: parallelism.data ?? 1 }),
+        text: layoutText(parallelism),
       }),
     ];
     const runHours = option.performance?.run_hours?.expected;
@@ -113,7 +136,7 @@ function renderOptions(options, kind, currency, workload) {
     const pricing = offer
       ? [
           h("span", { text: `${t(`pricing.${offer.pricing}`)} · ${offer.provider}` }),
-          h("span", { class: "sub", text: t("pricing.age", { date: offer.as_of, days: offer.age_days }) }),
+          ...(offer.tier ? [h("span", { class: "sub", text: t(`tier.${offer.tier}`) })] : []),
         ]
       : [t("pricing.none")];
     // Warnings and reasons are sentences: they get a full-width row under their option instead of a narrow column.
@@ -155,12 +178,33 @@ function renderOptions(options, kind, currency, workload) {
       ),
       config: h("td", { class: "stack" }, config),
       fits: h("td", { class: "stack" }, fits),
-      throughput: h("td", { class: "stack num" }, throughputCell),
+      // Inference adds what a user feels: time per token, tokens/s per user, time to first token.
+      throughput: h(
+        "td",
+        { class: "stack num" },
+        kind === "inference" ? [...throughputCell, ...latencyCell(option.performance)] : throughputCell,
+      ),
       hourly: h("td", { class: "num cost-hourly", text: money(cost?.hourly, optionCurrency) }),
       monthly: h("td", { class: "num cost-monthly", text: money(cost?.monthly, optionCurrency) }),
       unit: h("td", { class: "num cost-kind", text: money(cost?.[costField], optionCurrency) }),
       atLoad: h("td", { class: "num cost-at-load", text: atLoad === null ? t("atLoad.same") : money(atLoad, optionCurrency) }),
       pricing: h("td", { class: "stack" }, pricing),
+      // An old price is information beside the option, not a reason it ranks lower.
+      priceAge: h(
+        "td",
+        // The stale marker is one word: the sentence that says what to do is the cell's tooltip.
+        {
+          class: `num price-age${option.cost?.stale_price ? " stale" : ""}`,
+          ...(option.cost?.stale_price ? { title: t("priceAge.check") } : {}),
+        },
+        offer
+          ? [
+              h("span", { text: t("priceAge.days", { days: offer.age_days }) }),
+              h("span", { class: "sub", text: offer.as_of }),
+              ...(option.cost?.stale_price ? [h("span", { class: "sub", text: t("priceAge.old") })] : []),
+            ]
+          : [t("spec.notAvailable")],
+      ),
     };
     for (const [id] of columns) if (id !== "gpu" && id !== "rank") cells[id].dataset.label = label(id);
     return [
@@ -201,7 +245,7 @@ function renderSideBySide() {
   const [costField, costLabel] = KIND_COST[kind] ?? KIND_COST.inference;
   const currency = recommendation.currency;
   const rows = [
-    ["col.config", (o) => `${t("config.gpus", { n: o.gpu_count })} · ${t("config.parallel", { tp: o.parallelism?.tensor ?? 1, pp: o.parallelism?.pipeline ?? 1, dp: o.parallelism?.data ?? 1 })}`],
+    ["col.config", (o) => `${t("config.gpus", { n: o.gpu_count })} · ${layoutText(o.parallelism ?? {})}`],
     ["col.fits", (o) => t(o.feasible ? "fits.yes" : "fits.no")],
     ["side.memory", (o) => `${number(o.memory?.required_gb, 0)} / ${number(o.memory?.capacity_gb, 0)} GB`],
     ["col.throughput", (o) => {

@@ -38,6 +38,8 @@ function request() {
   if (utilization !== undefined) body.utilization = utilization / 100;
   const electricity = value("#t-electricity");
   if (electricity !== undefined) body.electricity_usd_per_kwh = electricity;
+  const purchase = value("#t-purchase");
+  if (purchase !== undefined) body.purchase_usd = purchase;
   body.lang = page.lang();
   return body;
 }
@@ -100,10 +102,17 @@ export function renderTco() {
   body.hidden = false;
   const currency = answer.currency;
   const best = answer.rent?.[0] ?? null;
+  const buy = answer.buy;
+  // The purchase price is the figure the whole comparison rests on: shown with its date, or as the user's quote.
+  const purchase = buy.purchase_as_of
+    ? t("tco.purchaseDated", { price: money(buy.purchase, currency), date: buy.purchase_as_of, days: buy.purchase_age_days })
+    : t("tco.purchaseQuoted", { price: money(buy.purchase, currency) });
+  const shape = best ? t(best.like_for_like === false ? "tco.shapeFallback" : "tco.shape", { instances: best.instances, gpus: best.gpus_per_instance }) : "";
   const verdict = [
     [t("tco.cheaper"), answer.cheaper ? t(`tco.choice.${answer.cheaper}`) : t("tco.nothingToCompare")],
-    [t("tco.buyTotal"), money(answer.buy.total, currency)],
-    [t("tco.rentTotal"), best ? `${money(best.total, currency)} (${t(`pricing.${best.pricing}`)} · ${best.provider})` : t("tco.noRent")],
+    [t("tco.purchasePrice"), purchase],
+    [t("tco.buyTotal"), money(buy.total, currency)],
+    [t("tco.rentTotal"), best ? `${money(best.total, currency)} (${t(`pricing.${best.pricing}`)} · ${best.provider} · ${shape})` : t("tco.noRent")],
     [t("tco.breakEvenMonth"), answer.break_even_month ? t("tco.month", { n: answer.break_even_month }) : t("tco.never")],
     [
       t("tco.breakEvenUtilization"),
@@ -113,6 +122,9 @@ export function renderTco() {
     ],
   ];
   $("#tco-verdict").replaceChildren(...verdict.flatMap(([name, value]) => [h("dt", { text: name }), h("dd", { text: value })]));
+  const warnings = answer.warnings ?? [];
+  $("#tco-warnings").hidden = !warnings.length;
+  $("#tco-warnings").replaceChildren(...warnings.map((warning) => h("li", { text: warning })));
   const years = cumulative(answer);
   $("#tco-table thead").replaceChildren(
     h("tr", {}, ["tco.year", "tco.ownedSoFar", "tco.rentedSoFar"].map((key) => h("th", { scope: "col", text: t(key) }))),

@@ -5,26 +5,41 @@ from __future__ import annotations
 import math
 
 from domain.catalog import DiffusionModel, Gpu
-from domain.efficiency import SCENARIOS, Scenario, factor
-from domain.estimates import Assumption, MemoryUse, Parallelism, PerformanceEstimate
-from domain.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
-from domain.performance import image_tflop, seconds_per_image
-from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.hardware.efficiency import SCENARIOS, Scenario, factor
+from domain.narrative.image_launch import image_launch
+from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
+from domain.performance.training import image_tflop, seconds_per_image
+from domain.planning.facts import ImageCheck, ImageSpeedFact
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
-from domain.workloads import ImageGenerationWorkload
+from domain.workloads.requests import ImageGenerationWorkload
+from domain.workloads.results import Assumption, MemoryUse, Parallelism, PerformanceEstimate, rounded
 
 
-def image_sizing(plan: Plan) -> tuple[DiffusionPipeline, float]:
+class ImageSizing:
     """The pipeline's memory figures and the TFLOP of one image, neither of which depends on the GPU."""
-    sizing = plan.memo.get("images")
-    if sizing is None:
+
+    def __init__(self, plan: Plan) -> None:
         workload, model = plan.resolved.workload, plan.resolved.model
         assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
         assert workload.steps is not None
-        sizing = plan.memo["images"] = (
-            DiffusionPipeline.of(model, workload.precision, workload.width, workload.height),
-            image_tflop(model, workload.width, workload.height, workload.steps),
+        self.pipeline = DiffusionPipeline.of(model, workload.precision, workload.width, workload.height)
+        self.tflop = image_tflop(model, workload.width, workload.height, workload.steps)
+        # The checks and their exclusions are the same for every request of this shape, offers, rule and language.
+        self.check = ImageCheck(
+            precision=workload.precision,
+            width=workload.width,
+            height=workload.height,
+            steps=workload.steps,
+            offers=plan.offers_key,
+            require_offer=plan.constraints.require_offer,
         )
+
+
+def image_sizing(plan: Plan) -> ImageSizing:
+    """The plan's image sizing (built once per plan)."""
+    sizing = plan.sizing
+    assert isinstance(sizing, ImageSizing)
     return sizing
 
 
@@ -34,7 +49,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     model = plan.resolved.model
     assert isinstance(workload, ImageGenerationWorkload) and isinstance(model, DiffusionModel)
     assert workload.steps is not None and workload.width is not None and workload.height is not None
-    pipeline, tflop = image_sizing(plan)
+    sizing = image_sizing(plan)
+    pipeline, tflop = sizing.pipeline, sizing.tflop
     passes = workload.steps * model.passes_per_step
 
     def speed() -> tuple[DiffusionMemory, int, dict[Scenario, float]]:
@@ -45,22 +61,25 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
         return memory, batch, seconds
 
-    # Memory, batch and seconds per image are the same for every request of this image shape on this GPU.
-    key = ("image_speed", gpu.id, workload.precision, workload.width, workload.height, workload.steps)
-
     def checked_speed() -> tuple[DiffusionMemory, int, dict[Scenario, float]]:
         precision_check(gpu, workload.precision)
-        memory, batch, seconds = plan.derived(key, speed)
+        # Memory, batch and seconds per image are the same for every request of this image shape on this GPU.
+        memory, batch, seconds = plan.derived(
+            ImageSpeedFact,
+            speed,
+            gpu=gpu.id,
+            precision=workload.precision,
+            width=workload.width,
+            height=workload.height,
+            steps=workload.steps,
+        )
         if not memory.fits:
-            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB)
+            usable_gb = memory.usable_bytes / GB
+            raise Excluded("does_not_fit", gpus=1, needed_gb=memory.required_bytes / GB, usable_gb=usable_gb)
         require_renter(plan, gpu)
         return memory, batch, seconds
 
-    # The checks and their exclusions are the same for every request of this shape, offers, rule and language.
-    limits = plan.constraints
-    shape = (workload.precision, workload.width, workload.height, workload.steps)
-    checks = ("image_check", *shape, plan.offers_key, limits.require_offer)
-    memory, batch, seconds = plan.checked(checks, gpu, checked_speed)
+    memory, batch, seconds = plan.checked(sizing.check, gpu, checked_speed)
     per_gpu = 3600.0 / seconds["expected"]
     gpus = plan.fixed_count or (math.ceil(workload.images_per_hour / per_gpu) if workload.images_per_hour else 1)
     rental = rental_for(plan, gpu, gpus, 1)
@@ -97,20 +116,26 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
     candidate.assumptions = [
         Assumption(
             name="image_tflop",
-            value=f"{flops:.0f} TFLOP per image ({workload.steps} steps x "
-            f"{model.passes_per_step} passes, {workload.width}x{workload.height}, VAE decode)",
+            value=plan.say(
+                "a_image_tflop",
+                tflop=flops,
+                steps=workload.steps,
+                passes=model.passes_per_step,
+                width=workload.width,
+                height=workload.height,
+            ),
             source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
         ),
         Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(
             name="batch",
-            value=f"{batch} image(s) at a time per GPU: the smallest batch within 3% of the best throughput that "
-            "fits (a batch shares the per-pass launch floor; compute-bound sizes gain nothing from it)",
+            value=plan.say("a_image_batch", batch=batch),
             source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
         ),
     ]
     if batch > 1:
         candidate.reasons.append(plan.say("image_batch", batch=batch))
+    candidate.launch = image_launch(model, workload, gpus, batch)
     return candidate
 
 

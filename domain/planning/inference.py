@@ -5,17 +5,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from domain.catalog import Gpu, LlmModel
-from domain.efficiency import SCENARIOS
-from domain.engines import ENGINES
-from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate, Range
-from domain.memory import GB, InferenceMemory, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
-from domain.planning.accuracy import MIN_SPREAD
-from domain.planning.inference_text import describe_inference
-from domain.planning.layouts import InferenceLayouts, Sized, candidate_layouts, largest_batch, smallest_batch
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.catalog import Gpu
+from domain.hardware.efficiency import SCENARIOS
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.narrative.explain import target_names
+from domain.performance.engines import ENGINES
+from domain.performance.layout import ServingPoint
+from domain.performance.memory import GB, runtime_reserve_bytes, usable_memory_bytes, weights_bytes
+from domain.performance.training_memory import compared_bytes
+from domain.planning.inference_sizing import (
+    LATENCY_TARGETS,
+    Choice,
+    Copy,
+    InferenceSizing,
+    inference_sizing,
+)
+from domain.planning.inference_text import describe_inference, layout_label
+from domain.planning.layouts import Sized, largest_batch, smallest_batch
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import (
-    check_limits,
+    broken_limit,
     machine_detail,
     node_count,
     precision_check,
@@ -23,157 +32,12 @@ from domain.planning.rentals import (
     require_host,
     require_renter,
 )
-from domain.pricing import Rental, can_host
-from domain.serving import InstanceSpeed, Layout, ServingPoint
-from domain.workloads import InferenceWorkload
+from domain.pricing.costs import can_host
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, Range, rounded
 
-
-class Copy:
-    """One model copy's layout on one GPU: its memory, its batch cap, and its speed model."""
-
-    # A copy depends on the request only through its shape (precisions, lengths, engine, batch cap), so requests of one
-    # shape share it, with the points its speed model already computed.
-
-    def __init__(self, sizing: InferenceSizing, gpu: Gpu, sized: Sized, usable: float, max_batch: int | None) -> None:
-        self.gpu, self.layout = gpu, sized.layout
-        self.memory: InferenceMemory = sizing.layouts_for(gpu).memory(sized, usable)
-        workload = sizing.workload
-        engine = ENGINES[workload.engine]
-        caps = [self.memory.max_concurrency, engine.batch_cap(gpu)]
-        if max_batch is not None:
-            caps.append(max_batch)
-        self.capacity = min(caps)
-        self.gpus = self.layout.gpus
-        self.speed = InstanceSpeed(
-            sizing.model,
-            gpu,
-            sizing.precision,
-            sizing.kv_precision,
-            self.layout,
-            workload.input_tokens,
-            workload.output_tokens,
-            engine_speedup=engine.decode_speedup,
-            two_stage_all_reduce=engine.two_stage_all_reduce,
-            engine=workload.engine,
-        )
-
-    @classmethod
-    def of(cls, plan: Plan, gpu: Gpu, sized: Sized, usable: float) -> Copy:
-        """The copy for this request's shape, shared with earlier requests of the same shape on this catalog."""
-        sizing = inference_sizing(plan)
-        workload = sizing.workload
-        key = (
-            "copy",
-            gpu.id,
-            sized.layout,
-            sizing.precision,
-            sizing.kv_precision,
-            workload.input_tokens,
-            workload.output_tokens,
-            workload.engine,
-            plan.max_batch,
-        )
-        return plan.derived(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
-
-    def point(self, batch: int) -> ServingPoint:
-        """The expected point at this batch."""
-        return self.speed.point(batch, "expected")
-
-
-@dataclass
-class Choice:
-    """A layout with its copies and batch, what it misses, and how it compares with the others."""
-
-    copy: Copy
-    copies: int
-    batch: int
-    in_flight: int
-    busy_copies: int
-    unmet: list[str]
-    rental: Rental | None
-    gpus: int
-    throughput: float  # output tokens/s of the whole configuration, expected
-
-    def key(self, with_load: bool, fixed: bool) -> tuple[float, ...]:
-        """Lower is better: targets first, then the cost of meeting the load, or throughput (per dollar)."""
-        missed = float(len(self.unmet))
-        hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
-        if with_load and not fixed:
-            return (missed, hourly, -self.throughput)
-        if fixed:
-            return (missed, -self.throughput, self.copy.gpus)
-        return (missed, -self.throughput / hourly, hourly)
-
-
-class InferenceSizing:
-    """An inference request's model, precisions and layouts: computed once per request."""
-
-    def __init__(self, plan: Plan) -> None:
-        workload, model = plan.resolved.workload, plan.resolved.model
-        assert isinstance(workload, InferenceWorkload) and isinstance(model, LlmModel)
-        assert workload.precision is not None and workload.kv_cache_precision is not None
-        self.model, self.workload = model, workload
-        self.precision, self.kv_precision = workload.precision, workload.kv_cache_precision
-        limits = plan.constraints
-        max_nodes = 1 if limits.single_node else limits.max_nodes
-        fixed = plan.fixed_count
-        max_gpus = fixed if fixed is not None else min(limits.max_gpus, max_nodes * GPUS_PER_NODE)
-        self.forced, self.fixed, self._plan = plan.forced, fixed, plan
-        self.max_gpus = max_gpus
-        self.layouts = self._layouts(GPUS_PER_NODE)
-        self._by_domain = {GPUS_PER_NODE: self.layouts}
-        self.has_load = bool(workload.concurrency or workload.requests_per_second)
-        # What the checks before a GPU's layout search depend on besides the GPU.
-        self.check_key = (
-            "inference_check",
-            self.precision,
-            self.kv_precision,
-            workload.input_tokens + workload.output_tokens,
-            workload.engine,
-            plan.forced,
-            fixed,
-            max_gpus,
-            plan.offers_key,
-            limits.require_offer,
-        )
-
-    def layouts_for(self, gpu: Gpu) -> InferenceLayouts:
-        """The layouts of one copy on this GPU's NVLink domain (most GPUs share the 8-GPU set)."""
-        domain = gpu.interconnect.domain_gpus
-        found = self._by_domain.get(domain)
-        if found is None:
-            found = self._by_domain[domain] = self._layouts(domain)
-        return found
-
-    def _layouts(self, domain: int) -> InferenceLayouts:
-        workload = self.workload
-        tokens = workload.input_tokens + workload.output_tokens
-        key = ("layouts", self.precision, self.kv_precision, tokens, self.max_gpus, self.fixed, domain, self.forced)
-        return self._plan.derived(key, lambda: self._build_layouts(domain, tokens))
-
-    def _build_layouts(self, domain: int, tokens: int) -> InferenceLayouts:
-        model, forced = self.model, self.forced
-        layouts = candidate_layouts(model, self.max_gpus, self.fixed, domain)
-        if forced is not None:
-            layouts = [
-                layout
-                for layout in layouts
-                if (layout.tensor, layout.pipeline, layout.expert) == (forced.tensor, forced.pipeline, forced.expert)
-            ] or [forced_layout(model, forced.tensor, forced.pipeline, forced.expert)]
-        return InferenceLayouts(model, self.precision, self.kv_precision, tokens, layouts)
-
-
-def forced_layout(model: LlmModel, tensor: int, pipeline: int, expert: int) -> Layout:
-    """The layout a client forces; expert parallel without tensor parallel means data-parallel attention on MLA."""
-    dp_attention = expert > 1 and tensor == 1 and model.mla is not None
-    return Layout(tensor=tensor, pipeline=pipeline, expert=expert, dp_attention=dp_attention)
-
-
-def inference_sizing(plan: Plan) -> InferenceSizing:
-    sizing = plan.memo.get("inference")
-    if sizing is None:
-        sizing = plan.memo["inference"] = InferenceSizing(plan)
-    return sizing
+# Layouts whose throughputs differ by less than the narrowest band any estimate gets are a tie.
+THROUGHPUT_TIE = 0.10
 
 
 def _check_forced(plan: Plan, sizing: InferenceSizing) -> None:
@@ -222,7 +86,16 @@ def _evaluate(plan: Plan, copy: Copy, sizing: InferenceSizing) -> Choice:
         if rate:
             copies = max(copies, math.ceil(rate / copy.point(best).requests_per_s))
     gpus = fixed if fixed is not None else copies * copy.gpus
-    rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    try:
+        rental = rental_for(plan, copy.gpu, gpus, min(copy.gpus, GPUS_PER_NODE))
+    except Excluded as error:
+        missed = next((target for target in LATENCY_TARGETS if target in unmet), None)
+        if missed is None or error.code not in ("needs_more_gpus", "needs_more_nodes"):
+            raise
+        point = copy.point(1)
+        value = (point.tpot_s if missed == "max_tpot_ms" else point.ttft_s) * 1e3
+        price = min((offer.usd_per_gpu_hour for offer in plan.offers(copy.gpu)), default=None)
+        raise _latency_miss(plan, copy, missed, value, None if price is None else price * copy.gpus) from None
     if rental is not None and fixed is None:
         gpus = rental.gpus
         copies = gpus // copy.gpus  # whole instances: the extra GPUs run extra copies
@@ -262,7 +135,8 @@ def _fitting(plan: Plan, sizing: InferenceSizing, gpu: Gpu, usable: float) -> li
     fitting = sizing.layouts_for(gpu).fitting(usable)
     if not fitting:
         needed = weights_bytes(model, sizing.precision) + runtime_reserve_bytes(model)
-        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB)
+        usable_gb = compared_bytes("inference", gpu) * sizing.max_gpus / GB
+        raise Excluded("does_not_fit", gpus=sizing.max_gpus, needed_gb=needed / GB, usable_gb=usable_gb)
     require_renter(plan, gpu)
     require_host(plan, gpu, {min(s.layout.gpus, GPUS_PER_NODE) for s in fitting})
     return fitting
@@ -272,9 +146,10 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
     """The best configuration of this GPU for the request (see module docstring)."""
     sizing = inference_sizing(plan)
     usable = usable_memory_bytes(gpu)
-    fitting = plan.checked(sizing.check_key, gpu, lambda: _fitting(plan, sizing, gpu, usable))
+    fitting = plan.checked(sizing.check, gpu, lambda: _fitting(plan, sizing, gpu, usable))
     choices: list[Choice] = []
     first_error: Excluded | None = None
+    closest: Excluded | None = None  # the layout that comes closest to a latency target all of them miss
     fixed = plan.fixed_count is not None
     # Serving a load, a layout can cost no less than one copy at the lowest price: once a layout that meets every
     # target costs less than that, larger ones need not be tried (layouts come fewest GPUs first).
@@ -297,6 +172,10 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         try:
             choice = _evaluate(plan, Copy.of(plan, gpu, sized, usable), sizing)
         except Excluded as error:
+            if error.code == "misses_latency" and (
+                closest is None or float(error.figures["value"]) < float(closest.figures["value"])  # type: ignore[arg-type]
+            ):
+                closest = error
             first_error = first_error or error
             continue
         choices.append(choice)
@@ -304,15 +183,31 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
             cheapest_met = min(cheapest_met, choice.rental.usd_per_hour)
     if not choices:
         assert first_error is not None
-        raise first_error
+        raise closest or first_error
     choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
     if fixed and not sizing.has_load:
         _prefer_faster_among_equals(choices)
     chosen = choices[0]
     runner_up = choices[1] if len(choices) > 1 else None
     nodes = node_count(chosen.rental, chosen.gpus)
-    check_limits(plan, chosen.gpus, nodes)
+    target, value = chosen.missed_latency(), chosen.latency_ms()
+    miss = (
+        None
+        if target is None or value is None
+        else _latency_miss(plan, chosen.copy, target, value, chosen.copy_usd_per_hour())
+    )
+    broken = broken_limit(plan, chosen.gpus, nodes)
+    if broken is not None:
+        # A copy that misses the latency target at one sequence serves one at a time: the count is the consequence.
+        raise miss or broken
     return _candidate(plan, gpu, sizing, chosen, runner_up, nodes)
+
+
+def workload_limit(workload: InferenceWorkload, target: str) -> float:
+    """The request's limit on a latency target."""
+    limit = workload.max_tpot_ms if target == "max_tpot_ms" else workload.max_ttft_ms
+    assert limit is not None
+    return limit
 
 
 def _prefer_faster_among_equals(choices: list[Choice]) -> None:
@@ -322,7 +217,7 @@ def _prefer_faster_among_equals(choices: list[Choice]) -> None:
     # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
     best = choices[0]
     equals = [
-        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + MIN_SPREAD) >= best.throughput
+        c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + THROUGHPUT_TIE) >= best.throughput
     ]
     fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
     if fastest is not best:
@@ -366,7 +261,11 @@ def _candidate(
         gpu_count=gpus,
         nodes=nodes,
         parallelism=Parallelism(
-            tensor=layout.tensor, pipeline=layout.pipeline, data=chosen.copies, expert=layout.expert
+            tensor=layout.tensor,
+            pipeline=layout.pipeline,
+            data=chosen.copies,
+            expert=layout.expert,
+            attention_data=layout.expert if layout.dp_attention else None,
         ),
         rental=chosen.rental,
         memory=memory,
@@ -393,3 +292,37 @@ def smallest_copy(plan: Plan, gpu: Gpu) -> int | None:
     """The fewest GPUs one copy of the model fits on (None when no layout fits)."""
     fitting = inference_sizing(plan).layouts_for(gpu).fitting(usable_memory_bytes(gpu))
     return fitting[0].layout.gpus if fitting else None
+
+
+def _latency_miss(plan: Plan, copy: Copy, target: str, value: float, usd_per_hour: float | None) -> Excluded:
+    """Record how close this layout comes to a latency target it misses; the exclusion that says so."""
+    workload = inference_sizing(plan).workload
+    limit = workload_limit(workload, target)
+    _record_reach(plan, Reach(target, limit, value, copy.gpu, copy.gpus, usd_per_hour))
+    return Excluded(
+        "misses_latency",
+        what=target_names([target], plan.lang),
+        limit=limit,
+        value=value,
+        layout=layout_label(copy.layout, 1, plan.lang),
+        gpus=copy.gpus,
+    )
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The best figure one GPU's configurations reach on a latency target they all miss."""
+
+    target: str
+    limit: float
+    value: float
+    gpu: Gpu
+    gpus: int
+    usd_per_hour: float | None
+
+
+def _record_reach(plan: Plan, reach: Reach) -> None:
+    """Keep, per missed latency target, the best figure any GPU reaches (for the answer's verdict)."""
+    found: dict[str, Reach] = plan.reached
+    if reach.target not in found or reach.value < found[reach.target].value:
+        found[reach.target] = reach

@@ -2,42 +2,45 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import lru_cache
 
-from domain.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
-from domain.efficiency import W4_DECODE, factor
-from domain.engines import ENGINES
-from domain.estimates import Assumption
-from domain.links import link_kind
-from domain.memory import BYTES_PER_PARAM, GIB, GPU_MEMORY_UTILIZATION, kv_bytes_per_token, usable_memory_bytes
-from domain.planning.launch import inference_launch, stage_span
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Plan
-from domain.serving import WEIGHT_ONLY, Layout
-
-if TYPE_CHECKING:
-    from domain.planning.inference import Choice, Copy, InferenceSizing
+from domain.catalog import Gpu, LlmModel
+from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
+from domain.hardware.efficiency import W4_DECODE, factor
+from domain.hardware.links import link_kind
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.narrative.explain import layout_text, request_targets, say
+from domain.narrative.launch import inference_launch, stage_span
+from domain.performance.engines import ENGINES
+from domain.performance.layout import Layout
+from domain.performance.memory import (
+    BYTES_PER_PARAM,
+    GIB,
+    GPU_MEMORY_UTILIZATION,
+    kv_bytes_per_token,
+    usable_memory_bytes,
+)
+from domain.performance.serving import WEIGHT_ONLY
+from domain.planning.facts import CopyAssumptionsFact
+from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
+from domain.planning.plan import Candidate, Plan
+from domain.workloads.requests import InferenceWorkload, Lang
+from domain.workloads.results import Assumption
 
 THIN_HEADROOM_PCT = 5.0
 
 
-def layout_label(layout: Layout, copies: int) -> str:
-    """A layout as engineers write it: TP4 x PP2, EP8 with DP attention, and the copies."""
-    if layout.dp_attention:
-        text = f"EP{layout.expert} with data-parallel attention"
-    else:
-        text = f"TP{layout.tensor}"
-        if layout.expert > 1:
-            text += f" EP{layout.expert}"
-    if layout.pipeline > 1:
-        text += f" x PP{layout.pipeline}"
-    return text + (f" x {copies} copies" if copies > 1 else "")
+def layout_label(layout: Layout, copies: int, lang: Lang) -> str:
+    """A layout as engines name it: TP, PP, EP and DP (copies), and data-parallel attention where used."""
+    attention = layout.expert if layout.dp_attention else None
+    return layout_text(layout.tensor, layout.pipeline, layout.expert, copies, attention, lang, sep=" ")
 
 
 def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: Choice | None) -> str:
-    label = layout_label(chosen.copy.layout, chosen.copies)
+    label = layout_label(chosen.copy.layout, chosen.copies, plan.lang)
     if other is None:
         return plan.say("layout_only", layout=label)
-    other_label = layout_label(other.copy.layout, other.copies)
+    other_label = layout_label(other.copy.layout, other.copies, plan.lang)
     if len(other.unmet) > len(chosen.unmet):
         return plan.say("layout_targets", layout=label, other=other_label)
     if sizing.has_load and plan.fixed_count is None:
@@ -134,74 +137,119 @@ def describe_inference(
         warnings.append(plan.say("thin_headroom", headroom=max(0.0, 100 * room / memory.usable_bytes)))
     candidate.layout_reason = _layout_reason(plan, sizing, chosen, other)
     candidate.assumptions = _assumptions(plan, sizing, chosen)
-    candidate.launch = inference_launch(model, workload, sizing.precision, sizing.kv_precision, chosen)
+    copy = chosen.copy
+    candidate.launch = inference_launch(
+        model, workload, sizing.precision, sizing.kv_precision, copy.speed, chosen.copies, copy.capacity, copy.memory
+    )
 
 
-def request_assumptions(sizing: InferenceSizing) -> list[Assumption]:
+def request_assumptions(
+    model: LlmModel, workload: InferenceWorkload, precision: str, kv_precision: str, lang: Lang
+) -> tuple[Assumption, ...]:
+    """The assumptions every option of the request states alike, computed once per request shape."""
+    try:
+        return _shared_assumptions(model, workload, precision, kv_precision, lang)
+    except TypeError:
+        # A pasted config.json (a dict) makes the request unhashable: its assumptions are its own.
+        return _request_assumptions(model, workload, precision, kv_precision, lang)
+
+
+def _request_assumptions(
+    model: LlmModel, workload: InferenceWorkload, precision: str, kv_precision: str, lang: Lang
+) -> tuple[Assumption, ...]:
     """The assumptions every option of the request states alike: weights, KV cache, sequence, engine."""
-    workload, model = sizing.workload, sizing.model
     engine = ENGINES[workload.engine]
-    return [
+    return (
         Assumption(
             name="weights",
-            value=f"{sizing.precision}, {BYTES_PER_PARAM[sizing.precision]:g} bytes per parameter incl. "
-            "quantization scales",
+            value=say("a_weights", lang, precision=precision, bytes=BYTES_PER_PARAM[precision]),
             source="Kipply, 'Transformer inference arithmetic' (kipp.ly/transformer-inference-arithmetic)",
         ),
         Assumption(
             name="kv_cache",
-            value=f"{sizing.kv_precision}, {kv_bytes_per_token(model, sizing.kv_precision):,.0f} bytes per token",
+            value=say("a_kv_cache", lang, precision=kv_precision, bytes=kv_bytes_per_token(model, kv_precision)),
             source="the model's config.json: " + "; ".join(model.sources[:1]),
         ),
         Assumption(
             name="sequence",
-            value=f"{workload.input_tokens} input + {workload.output_tokens} output tokens, "
-            "mean decode context input + output/2",
+            value=say("a_sequence", lang, input=workload.input_tokens, output=workload.output_tokens),
             source="request",
         ),
         Assumption(
             name="engine",
-            value=f"{engine.name}: up to {engine.large_gpu_batch} sequences per copy on GPUs of 70 GiB or more "
-            f"({engine.small_gpu_batch} below), KV cache {sizing.kv_precision}, decode efficiency "
-            f"x{engine.decode_speedup:g} of vLLM's",
+            value=say(
+                "a_engine",
+                lang,
+                engine=engine.name,
+                large=engine.large_gpu_batch,
+                small=engine.small_gpu_batch,
+                kv=kv_precision,
+                speedup=engine.decode_speedup,
+            ),
             source=engine.source,
         ),
         Assumption(
+            name="use_case",
+            value=request_targets(workload, lang) or "",
+            source="request (use_case, max_tpot_ms, max_ttft_ms); defaults: chat keeps ahead of a reader (100 ms per "
+            "token = 10 tokens/s) with a 2 s wait for the first; an agent waits for each step's whole output before "
+            "its next call, so the same 100 ms per token, and 5 s for its long, mostly cached prompts",
+        ),
+        Assumption(
             name="latency_definitions",
-            value="tpot_ms: mean time between a request's output tokens under continuous batching with chunked "
-            "prefill (decode steps plus the share of steps that carry other requests' prefills); ttft_ms: prefill "
-            "sharing the GPUs with decoding, one decode step and the wait behind other prefills (M/D/1)",
+            value=say("a_latency_definitions", lang),
             source="vLLM chunked prefill (docs.vllm.ai, 'Optimization and Tuning')",
         ),
-    ]
+    )
+
+
+_shared_assumptions = lru_cache(maxsize=1024)(_request_assumptions)
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
-    shared = plan.memo.get("inference_assumptions")
-    if shared is None:
-        shared = plan.memo["inference_assumptions"] = request_assumptions(sizing)
+    shared = request_assumptions(sizing.model, sizing.workload, sizing.precision, sizing.kv_precision, plan.lang)
     copy = chosen.copy
     memory, factors = plan.derived(
-        ("assumptions", copy.gpu.id, copy.layout, sizing.precision, sizing.workload.engine),
-        lambda: _copy_assumptions(sizing, copy),
+        CopyAssumptionsFact,
+        lambda: _copy_assumptions(sizing, copy, plan.lang),
+        shape=sizing.shape,
+        gpu=copy.gpu.id,
+        layout=copy.layout,
+        lang=plan.lang,
     )
     batch = Assumption(
         name="batch",
-        value=f"{chosen.batch} sequences per model copy (at most {copy.capacity} fit or are allowed)",
+        value=say("a_batch", plan.lang, batch=chosen.batch, capacity=copy.capacity),
         source="request, or the largest within the targets",
     )
     return [*shared, memory, batch, *factors]
 
 
-def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, tuple[Assumption, ...]]:
-    """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
-    gpu, model, layout = copy.gpu, sizing.model, copy.layout
-    memory = Assumption(
+def memory_assumption(gpu: Gpu, lang: Lang) -> Assumption:
+    """The share of a GPU's memory an engine fills: the capacity answers compare against."""
+    return Assumption(
         name="gpu_memory_utilization",
-        value=f"{GPU_MEMORY_UTILIZATION:g} of {usable_memory_bytes(gpu) / GIB:.1f} GiB usable per GPU "
-        "(datasheet GB of HBM are GiB; results are in GB of 1e9 bytes)",
+        value=say("a_memory", lang, share=GPU_MEMORY_UTILIZATION, gib=usable_memory_bytes(gpu) / GIB),
         source="vLLM engine arguments: gpu_memory_utilization 0.9 (docs.vllm.ai)",
     )
+
+
+# Interconnects as their makers write them, for the Chinese text (the English keeps the API's kind).
+_LINK_NAMES = {
+    "nvswitch": "NVSwitch",
+    "nvlink": "NVLink",
+    "nvlink_bridge": "NVLink",
+    "infinity_fabric": "Infinity Fabric",
+    "ethernet": "RoCE",
+    "hccs": "HCCS",
+    "pcie": "PCIe",
+}
+
+
+def _copy_assumptions(sizing: InferenceSizing, copy: Copy, lang: Lang) -> tuple[Assumption, tuple[Assumption, ...]]:
+    """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
+    gpu, model, layout = copy.gpu, sizing.model, copy.layout
+    memory = memory_assumption(gpu, lang)
     mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
     mfu = factor(gpu, "prefill_mfu")
     floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
@@ -225,9 +273,15 @@ def _copy_assumptions(sizing: InferenceSizing, copy: Copy) -> tuple[Assumption, 
         items.append(
             Assumption(
                 name="tensor_parallel",
-                value=f"{layout.tensor} GPUs over {kind}: all-reduce latency {alpha.describe()} us between two GPUs; "
-                f"per doubling of the group the per-layer floor grows x(1+{FLOOR_GROWTH_PER_DOUBLING.expected:g}) "
-                f"and the bandwidth shards reach x{MBU_DECAY_PER_DOUBLING.expected:g}",
+                value=say(
+                    "a_tensor_parallel",
+                    lang,
+                    gpus=layout.tensor,
+                    link=kind if lang == "en" else _LINK_NAMES.get(kind, kind),
+                    alpha=alpha.describe(),
+                    growth=FLOOR_GROWTH_PER_DOUBLING.expected,
+                    decay=MBU_DECAY_PER_DOUBLING.expected,
+                ),
                 source=alpha.source,
             )
         )

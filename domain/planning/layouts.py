@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from domain.catalog import LlmModel
-from domain.memory import InferenceMemory, InstanceShape
-from domain.planning.plan import GPUS_PER_NODE
-from domain.serving import Layout
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.performance.layout import Layout
+from domain.performance.memory import InferenceMemory, InstanceShape
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
 # Expert-parallel groups: one node, two, four (wide EP across nodes, or inside one NVL72 rack).
 EXPERT_GROUPS = (2, 4, 8, 16, 32)
+
+# Usable-memory sizes a request's layouts are asked about: the catalog has a few dozen.
+MEMORIES_KEPT = 1024
 
 
 def candidate_layouts(model: LlmModel, max_gpus: int, fixed: int | None, domain: int = GPUS_PER_NODE) -> list[Layout]:
@@ -87,26 +91,25 @@ class InferenceLayouts:
             )
             for layout in layouts
         ]
-        self._fitting: dict[float, list[Sized]] = {}
-        self._memory: dict[tuple[Layout, float], InferenceMemory] = {}
+        # Pure functions of the layouts (fixed above) and their arguments, asked for GPU after GPU.
+        # Keyed by the layout: hashing a whole memory shape would cost more than the answer.
+        self._shapes = {sized.layout: sized.shape for sized in self.sized}
+        self._memory = lru_cache(maxsize=MEMORIES_KEPT)(self._layout_memory)
+        self.fitting = lru_cache(maxsize=MEMORIES_KEPT)(self._fitting)
 
     def memory(self, sized: Sized, usable_bytes: float) -> InferenceMemory:
         """The memory of one copy of this layout on GPUs with this usable memory."""
-        key = (sized.layout, usable_bytes)
-        found = self._memory.get(key)
-        if found is None:
-            found = self._memory[key] = sized.shape.memory(usable_bytes)
-        return found
+        return self._memory(sized.layout, usable_bytes)  # type: ignore[no-any-return]
 
-    def fitting(self, usable_bytes: float) -> list[Sized]:
+    def _layout_memory(self, layout: Layout, usable_bytes: float) -> InferenceMemory:
+        return self._shapes[layout].memory(usable_bytes)
+
+    def _fitting(self, usable_bytes: float) -> list[Sized]:
         """The layouts that hold at least one sequence on GPUs with this usable memory, fewest GPUs first."""
-        fitting = self._fitting.get(usable_bytes)
-        if fitting is None:
-            fitting = self._fitting[usable_bytes] = sorted(
-                (s for s in self.sized if s.shape.max_concurrency(usable_bytes) >= 1),
-                key=lambda s: (s.layout.gpus, s.layout.pipeline, s.layout.expert),
-            )
-        return fitting
+        return sorted(
+            (s for s in self.sized if s.shape.max_concurrency(usable_bytes) >= 1),
+            key=lambda s: (s.layout.gpus, s.layout.pipeline, s.layout.expert),
+        )
 
 
 def largest_batch(capacity: int, ok: Callable[[int], bool]) -> int:

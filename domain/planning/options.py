@@ -7,9 +7,30 @@ import math
 
 import msgspec
 
+from domain.calibration.ledger import confidence, widen
 from domain.catalog import DiffusionModel, Gpu, LlmModel
-from domain.efficiency import family_of
-from domain.estimates import (
+from domain.hardware.efficiency import family_of
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.narrative.explain import pricing_name, target_names
+from domain.performance.memory import (
+    BYTES_PER_PARAM,
+    GB,
+    diffusion_memory,
+    kv_bytes_per_sequence,
+    runtime_reserve_bytes,
+    weights_bytes,
+)
+from domain.performance.training import image_tflop, training_flops_per_token
+from domain.performance.training_memory import compared_bytes, training_memory
+from domain.planning.facts import NotesFact, OwnedMonthlyFact
+from domain.planning.inference import smallest_copy
+from domain.planning.inference_text import memory_assumption
+from domain.planning.plan import Candidate, Excluded, Money, Plan, headroom_pct
+from domain.planning.planners import PLANNERS
+from domain.pricing.costs import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
+from domain.pricing.tco import owned_monthly_usd
+from domain.workloads.requests import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
+from domain.workloads.results import (
     Cost,
     GpuSummary,
     MemoryUse,
@@ -20,26 +41,8 @@ from domain.estimates import (
     Requirements,
     ScoreBreakdown,
     TcoHint,
+    rounded,
 )
-from domain.explain import pricing_name, target_names
-from domain.memory import (
-    BYTES_PER_PARAM,
-    GB,
-    diffusion_memory,
-    kv_bytes_per_sequence,
-    runtime_reserve_bytes,
-    training_memory,
-    usable_memory_bytes,
-    weights_bytes,
-)
-from domain.performance import image_tflop, training_flops_per_token
-from domain.planning.accuracy import confidence, widen
-from domain.planning.inference import smallest_copy
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Money, Plan, headroom_pct, rounded
-from domain.planning.planners import PLANNERS
-from domain.pricing import HOURS_PER_MONTH, PRICE_AGE_WARNING_DAYS, Rental, user_price_assumption
-from domain.tco import owned_monthly_usd
-from domain.workloads import FineTuningWorkload, ImageGenerationWorkload, InferenceWorkload
 
 
 def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]]:
@@ -49,9 +52,15 @@ def common_notes(plan: Plan, candidate: Candidate) -> tuple[list[str], list[str]
         reasons, warnings = _common_notes(plan, candidate.gpu, rental)
     else:
         # The same GPU and offer give the same notes to every request of this catalog, language and day.
-        key = ("notes", candidate.gpu.id, rental.offer.id if rental else None, plan.kind, plan.lang, plan.today)
         reasons, warnings = plan.shared(
-            (*key, plan.constraints.require_offer), lambda: _common_notes(plan, candidate.gpu, rental)
+            NotesFact,
+            lambda: _common_notes(plan, candidate.gpu, rental),
+            gpu=candidate.gpu.id,
+            offer=rental.offer.id if rental else None,
+            kind=plan.kind,
+            lang=plan.lang,
+            today=plan.today,
+            require_offer=plan.constraints.require_offer,
         )
     return list(reasons), list(warnings)
 
@@ -69,7 +78,7 @@ def _common_notes(plan: Plan, gpu: Gpu, rental: Rental | None) -> tuple[tuple[st
     if rental is not None:
         offer = rental.offer
         days = rental.age_days(plan.today)
-        if days > PRICE_AGE_WARNING_DAYS:
+        if days > min(PRICE_AGE_WARNING_DAYS, plan.price_max_age_days):
             warnings.append(plan.say("price_age", days=days, as_of=offer.as_of.isoformat()))
         provider = plan.catalog.provider(offer.provider)
         reasons.append(
@@ -92,8 +101,12 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
         return None
     gpu, count = candidate.gpu, candidate.gpu_count
     owned = plan.shared(
-        ("owned_monthly", gpu.id, count, plan.today, plan.lang),
+        OwnedMonthlyFact,
         lambda: owned_monthly_usd(plan.catalog, gpu, count, plan.today, plan.lang),
+        gpu=gpu.id,
+        gpu_count=count,
+        today=plan.today,
+        lang=plan.lang,
     )
     if owned is None:
         return None
@@ -106,10 +119,14 @@ def tco_hint(plan: Plan, candidate: Candidate, money: Money) -> TcoHint | None:
         cheaper="buy" if monthly_owned < monthly_rent else "rent",
         years=inputs.years,
         purchase_usd=round(inputs.purchase_usd, 2),
-        basis=(
-            f"owning amortised over {inputs.years} years at 100% utilization with POST /v1/tco's defaults "
-            f"(PUE {inputs.pue:g}, {inputs.electricity_usd_per_kwh:g} USD/kWh, resale {inputs.resale_fraction:g}, "
-            f"cost of capital {inputs.cost_of_capital:g}, operations {inputs.operations_usd_per_year:,.0f} USD/year)"
+        basis=plan.say(
+            "a_tco_basis",
+            years=inputs.years,
+            pue=inputs.pue,
+            electricity=inputs.electricity_usd_per_kwh,
+            resale=inputs.resale_fraction,
+            capital=inputs.cost_of_capital,
+            operations=inputs.operations_usd_per_year,
         ),
         warnings=list(warnings),
     )
@@ -148,6 +165,7 @@ def build_option(
             as_of=rental.offer.as_of,
             age_days=rental.age_days(plan.today),
             source=rental.offer.source,
+            tier=rental.offer.tier,
         ),
         cost=cost,
         memory=candidate.memory,
@@ -215,7 +233,7 @@ def requirements(plan: Plan) -> Requirements:
 def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option:
     reasons = [plan.say(reason.code, **reason.figures)]
     smallest = msgspec.structs.replace(plan.constraints, gpu_count=None, max_gpus=512, require_offer=False)
-    relaxed = dataclasses.replace(plan, constraints=smallest, forced=None, memo={})
+    relaxed = dataclasses.replace(plan, constraints=smallest, forced=None, reached={})
     try:
         if plan.kind == "inference":
             fewest = smallest_copy(relaxed, gpu)
@@ -228,7 +246,8 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
         fewest = None
     if plan.kind == "inference":
         reasons += _smaller_precisions(relaxed, gpu, fewest)
-    capacity = usable_memory_bytes(gpu) * gpu_count / GB
+    # The memory the planner compared, so the capacity shown agrees with the verdict.
+    capacity = compared_bytes(plan.kind, gpu) * gpu_count / GB
     needs = requirements(plan)
     needed = needs.min_memory_gb
     return Option(
@@ -252,7 +271,7 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
         score=0.0,
         score_breakdown=ScoreBreakdown(performance=0, cost=0, fit=0, ecosystem=0, scalability=0),
         confidence=confidence(plan.catalog.accuracy, gpu, plan.kind),
-        assumptions=[],
+        assumptions=[memory_assumption(gpu, plan.lang)] if plan.kind == "inference" else [],
         reasons=reasons,
         warnings=[],
     )
@@ -281,7 +300,7 @@ def _smaller_precisions(relaxed: Plan, gpu: Gpu, fewest: int | None) -> list[str
             continue
         lower = msgspec.structs.replace(workload, precision=precision)
         resolved = dataclasses.replace(relaxed.resolved, workload=lower)
-        gpus = smallest_copy(dataclasses.replace(relaxed, resolved=resolved, memo={}), gpu)
+        gpus = smallest_copy(dataclasses.replace(relaxed, resolved=resolved, reached={}), gpu)
         if gpus is not None and (fewest is None or gpus < fewest):
             found.append(relaxed.say("fits_at_precision", precision=precision.upper(), gpus=gpus, gpu=gpu.name))
     return found

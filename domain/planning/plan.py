@@ -2,88 +2,40 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
-from itertools import islice
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-import msgspec
-
-from domain.catalog import Catalog, Gpu, Offer, Pricing
-from domain.efficiency import Scenario
-from domain.estimates import (
+from domain.catalog import Catalog, Gpu, Offer
+from domain.hardware.efficiency import Scenario
+from domain.narrative.explain import say
+from domain.planning.facts import (
+    SHARED,
+    CheckFact,
+    Fact,
+    ImageCheck,
+    InferenceCheck,
+    ModelFact,
+    OffersAllowed,
+    TrainingCheck,
+)
+from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS, Rental, allowed_offers, with_user_prices
+from domain.workloads.requests import DEFAULT_PRICING, Constraints, Currency, Lang, LayoutRequest, workload_kind
+from domain.workloads.resolve import Resolved
+from domain.workloads.results import (
     Assumption,
-    Currency,
     ExchangeRate,
     Exclusion,
-    Lang,
     MemoryUse,
     Parallelism,
     PerformanceEstimate,
     Range,
+    rounded,
 )
-from domain.explain import say
-from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, Rental, allowed_offers, with_user_prices
-from domain.workloads import DEFAULT_PRICING, Constraints, Objective, Resolved, Workload, WorkloadSpec, workload_kind
 
-LIMIT_MAX = 50
-GPUS_PER_NODE = 8
-# Requests vary in lengths and caps, so a catalog's store of derived facts is bounded (oldest entries go first).
-DERIVED_MAX = 8192
 T = TypeVar("T")
-
-
-class RecommendationRequest(WorkloadSpec, kw_only=True, frozen=True):
-    """A workload, what the answer may contain and how to rank it."""
-
-    workload: Workload
-    constraints: Constraints | None = None
-    objective: Annotated[
-        Objective,
-        msgspec.Meta(
-            description="balanced: the cheapest way to meet the need first, then maturity, headroom and scaling. "
-            "cost: the lowest cost of meeting the need carries 80% of the score. "
-            "speed: the fastest configuration among those that meet the targets."
-        ),
-    ] = "balanced"
-    currency: Currency = "USD"
-    lang: Lang | None = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=LIMIT_MAX)] = 10
-
-
-class LayoutRequest(WorkloadSpec, kw_only=True, frozen=True):
-    """A layout forced on one model copy."""
-
-    tensor: Annotated[int, msgspec.Meta(ge=1, le=1024, description="GPUs one layer is split over.")] = 1
-    pipeline: Annotated[int, msgspec.Meta(ge=1, le=256, description="Pipeline stages of one model copy.")] = 1
-    expert: Annotated[
-        int, msgspec.Meta(ge=1, le=1024, description="GPUs the routed experts are split over (MoE); 1 = none.")
-    ] = 1
-
-
-class EstimateRequest(WorkloadSpec, kw_only=True, frozen=True):
-    """A workload on one explicit configuration."""
-
-    workload: Workload
-    gpu: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-    gpu_count: Annotated[int, msgspec.Meta(ge=1, le=4096)]
-    provider: Annotated[str, msgspec.Meta(max_length=64)] | None = None
-    pricing: Pricing | None = None
-    currency: Currency = "USD"
-    lang: Lang | None = None
-    parallelism: (
-        Annotated[
-            LayoutRequest,
-            msgspec.Meta(description="Force this layout per model copy; without it the layout is searched."),
-        ]
-        | None
-    ) = None
-    max_batch: (
-        Annotated[int, msgspec.Meta(ge=1, le=65_536, description="Cap on sequences in flight per model copy.")] | None
-    ) = None
 
 
 @dataclass(frozen=True)
@@ -131,7 +83,7 @@ class Excluded(Exception):
 
 @dataclass(frozen=True)
 class Plan:
-    """Everything fixed for one request; derived facts are computed once per request and kept in `memo`."""
+    """Everything fixed for one request; what it shares with other requests is keyed by what each fact depends on."""
 
     catalog: Catalog
     resolved: Resolved
@@ -141,7 +93,16 @@ class Plan:
     forced: LayoutRequest | None = None
     max_batch: int | None = None
     price_max_age_days: int = DEFAULT_PRICE_MAX_AGE_DAYS
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # How each workload kind sizes a request (the planners' own), so the sizing is built once per plan.
+    sizers: Mapping[str, Callable[[Plan], Any]] = field(default_factory=dict, compare=False, hash=False)
+    # Per missed latency target, the best figure any GPU's configurations reach: gathered while this request is
+    # planned (part of its answer, never shared with another request).
+    reached: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @cached_property
+    def sizing(self) -> Any:
+        """This request's sizing: what its planner computes once for every GPU."""
+        return self.sizers[self.kind](self)
 
     @cached_property
     def pricing(self) -> tuple[str, ...]:
@@ -166,13 +127,13 @@ class Plan:
         return by_gpu
 
     @cached_property
-    def offers_key(self) -> tuple[Any, ...] | None:
+    def offers_key(self) -> OffersAllowed | None:
         """What decides the offers a request may use, for facts shared across requests; None with the user's prices."""
         # None because the user's own prices are the request's alone.
         if self.constraints.prices:
             return None
         providers = self.constraints.providers
-        return (self.pricing, None if providers is None else tuple(providers))
+        return OffersAllowed(pricing=self.pricing, providers=None if providers is None else tuple(providers))
 
     def offers(self, gpu: Gpu) -> list[Offer]:
         return self._allowed_offers.get(gpu.id, [])
@@ -186,78 +147,51 @@ class Plan:
         model = self.resolved.model
         return model.id if self.catalog.model(model.id) is model else None
 
-    def derived(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
-        """A fact that depends only on the catalog and the model, built once for every request on this catalog."""
+    def derived(self, kind: type[ModelFact], build: Callable[[], T], /, **inputs: Any) -> T:
+        """A fact of the catalog and its model and `inputs`, built once for every request on this catalog."""
         if self.model_key is None:
             return build()
-        return self.shared((self.model_key, *key), build)
+        return SHARED.get(kind(catalog=self.catalog.key, model=self.model_key, **inputs), build)
 
-    def checked(self, key: tuple[Any, ...], gpu: Gpu, check: Callable[[], T]) -> T:
-        """A GPU's check result or its exclusion (`key`: what else it depends on), shared like `derived`."""
-        results = self._checks(key)
-        found = results.get(gpu.id)
-        if found is None:
-            try:
-                found = (check(), None)
-            except Excluded as error:
-                # The code and figures only: a kept exception would keep its traceback's frames (and the catalog).
-                code, figures = error.code, dict(error.figures)
-                found = (None, (code, figures, Exclusion(gpu=gpu.id, code=code, reason=self.say(code, **figures))))
-            results[gpu.id] = found
+    def shared(self, kind: type[Fact], build: Callable[[], T], /, **inputs: Any) -> T:
+        """A fact of the catalog and `inputs` alone, built once for every request on this catalog."""
+        return SHARED.get(kind(catalog=self.catalog.key, **inputs), build)
+
+    def checked(self, check: InferenceCheck | TrainingCheck | ImageCheck, gpu: Gpu, run: Callable[[], T]) -> T:
+        """A GPU's check result or its exclusion (`check`: what else it depends on), shared like `derived`."""
+        if self.model_key is None or check.offers is None:
+            found = self._check(gpu, run)
+        else:
+            key = CheckFact(catalog=self.catalog.key, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang)
+            found = SHARED.get(key, lambda: self._check(gpu, run))
         value, excluded = found
         if excluded is not None:
             raise Excluded(excluded[0], **excluded[1])
-        return value  # type: ignore[return-value]
+        return value  # type: ignore[no-any-return]
 
-    def _checks(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, Any]]:
-        """The results by GPU id of the check `key`, in this request's language (an exclusion's reason is text)."""
-        # A request runs one check key for every GPU, so its table is looked up once, not once per GPU.
-        current = self.memo.get("checks")
-        if current is not None and current[0] == key:
-            return current[1]  # type: ignore[no-any-return]
-        if current is not None:
-            self.memo["mixed_checks"] = True
-        full = ("checks", self.lang, *key)
-        results: dict[str, tuple[Any, Any]] = {} if self.offers_key is None else self.derived(full, dict)
-        self.memo["checks"] = (key, results)
-        return results
+    def _check(self, gpu: Gpu, run: Callable[[], Any]) -> tuple[Any, Any]:
+        try:
+            return (run(), None)
+        except Excluded as error:
+            # The code and figures only: a kept exception would keep its traceback's frames (and the catalog).
+            code, figures = error.code, dict(error.figures)
+            return (None, (code, figures, Exclusion(gpu=gpu.id, code=code, reason=self.say(code, **figures))))
 
     def known_exclusion(self, gpu: Gpu) -> Exclusion | None:
         """The exclusion this request's check already gave this GPU (on an earlier request), without planning it."""
-        # Only while the request ran a single check key: the planners check each GPU first, with one key per request.
-        current = self.memo.get("checks")
-        if current is None or "mixed_checks" in self.memo:
+        check = self.sizing.check
+        if self.model_key is None or check.offers is None:
             return None
-        found = current[1].get(gpu.id)
-        return found[1][2] if found is not None and found[1] is not None else None
-
-    def shared(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
-        """A fact that depends only on the catalog and `key`, built once for every request on this catalog."""
-        store = self.catalog.derived
-        try:
-            found: T = store[key]
-        except KeyError:
-            if len(store) >= DERIVED_MAX:
-                # The oldest quarter goes: the hot shapes of the last few thousand requests stay.
-                for old in list(islice(store, max(1, DERIVED_MAX // 4))):
-                    del store[old]
-            found = store[key] = build()
-        return found
+        found = SHARED.peek(
+            CheckFact(catalog=self.catalog.key, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang)
+        )
+        return found[1][2] if found is not None and found[1] is not None else None  # type: ignore[no-any-return]
 
 
 def as_range(values: dict[Scenario, float]) -> Range:
     """Expected from the expected scenario; low/high are the smaller/larger of the two ends of the band."""
     ends = (values["pessimistic"], values["optimistic"])
     return Range(expected=rounded(values["expected"]), low=rounded(min(ends)), high=rounded(max(ends)))
-
-
-def rounded(value: float) -> float:
-    """Four significant digits: estimates are not more precise than that."""
-    if value == 0 or not math.isfinite(value):
-        return value
-    if -1000 < value < 1000:
-        return float(f"{value:.4g}")  # the same correctly rounded figure as round(), at a third of the cost
-    return round(value, 0)
 
 
 def headroom_pct(capacity: float, required: float) -> float:

@@ -12,29 +12,17 @@ from typing import Any
 import msgspec
 
 from domain.catalog import Catalog, Gpu
-from domain.estimates import Cost, ExchangeRate, Exclusion, Lang, Option, Recommendation
-from domain.explain import recommendation_summary
+from domain.narrative.explain import request_targets
+from domain.narrative.summaries import OutOfReach, recommendation_summary
+from domain.planning.facts import ExclusionFact, StaleOffersFact
 from domain.planning.options import build_option, infeasible, requirements
-from domain.planning.plan import (
-    Candidate,
-    EstimateRequest,
-    Excluded,
-    Money,
-    Plan,
-    RecommendationRequest,
-)
-from domain.planning.planners import PLANNERS
+from domain.planning.plan import Candidate, Excluded, Money, Plan
+from domain.planning.planners import PLANNERS, SIZERS
 from domain.planning.scoring import need_cost, option_cost, scores, total
-from domain.pricing import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
-from domain.workloads import (
-    DEFAULT_PRICING,
-    Constraints,
-    Resolved,
-    check_providers,
-    normalise,
-    resolve_prices,
-    unknown_name,
-)
+from domain.pricing.costs import DEFAULT_PRICE_MAX_AGE_DAYS, stale_count
+from domain.workloads.requests import DEFAULT_PRICING, Constraints, EstimateRequest, Lang, RecommendationRequest
+from domain.workloads.resolve import Resolved, check_providers, normalise, resolve_prices, unknown_name
+from domain.workloads.results import Cost, ExchangeRate, Exclusion, Option, Recommendation
 
 
 def _resolve_names(catalog: Catalog, names: Sequence[str] | None, field_name: str) -> set[str] | None:
@@ -146,6 +134,7 @@ def rank(
         lang=lang,
         today=now.date(),
         price_max_age_days=price_max_age_days,
+        sizers=SIZERS,
     )
     money = Money(currency=normalised.currency, rate=rate)
     candidates: list[Candidate] = []
@@ -197,8 +186,12 @@ def rank(
         # breaks ties.
         cost = needs[i] if needs[i] is not None else math.inf
         stale = costs[i] is not None and costs[i].stale_price  # type: ignore[union-attr]
-        # Options priced with an offer too old to trust come after the fresh ones.
-        return (bool(candidates[i].unmet), bool(stale), -totals[i], cost, candidates[i].gpu.id)
+        # An old price is information (a warning, a sentence in the summary), not a penalty: it only breaks a tie
+        # between options the objective cannot tell apart. Under `cost` the objective is the cost of meeting the
+        # need itself, so it orders the options and the score (software, headroom) breaks ties.
+        if objective == "cost":
+            return (bool(candidates[i].unmet), cost, bool(stale), -totals[i], candidates[i].gpu.id)
+        return (bool(candidates[i].unmet), -totals[i], bool(stale), cost, candidates[i].gpu.id)
 
     order = sorted(range(len(candidates)), key=order_key)
     options = []
@@ -214,7 +207,7 @@ def rank(
             )
             continue
         options.append(build_option(plan, candidate, rank, breakdowns[index], costs[index], totals[index], money))
-    excluded.sort(key=lambda e: e.gpu)
+    excluded.sort(key=lambda e: exclusion_order(catalog, e))
     rate_used = rate if normalised.currency == "CNY" else None
     return Recommendation(
         id=recommendation_id(normalised, catalog.version, rate_used, now.date()),
@@ -232,16 +225,67 @@ def rank(
         ),
         options=options,
         excluded=excluded,
-        summary=recommendation_summary(plan.kind, options, excluded, lang, plan.catalog),
+        summary=recommendation_summary(
+            plan.kind,
+            options,
+            excluded,
+            lang,
+            plan.catalog,
+            request_targets(normalised.workload, lang, note=False),
+            _out_of_reach(plan, money) if not any(o.meets_targets for o in options) else None,
+        ),
     )
+
+
+# The exclusions closest to an option first: what a looser limit or a larger budget would admit, then GPUs that fit
+# but nobody rents, then those the model does not fit or runs on, then the ones the request itself left out.
+_EXCLUSION_ORDER = (
+    "misses_latency",
+    "needs_more_gpus",
+    "needs_more_nodes",
+    "over_budget",
+    "below_limit",
+    "no_offer",
+    "does_not_fit",
+    "no_fp8",
+    "no_precision",
+)
+
+
+def exclusion_order(catalog: Catalog, exclusion: Exclusion) -> tuple[int, float, str]:
+    """Sort key of an exclusion: its code's closeness to an option, then the larger GPU first."""
+    rank = _EXCLUSION_ORDER.index(exclusion.code) if exclusion.code in _EXCLUSION_ORDER else len(_EXCLUSION_ORDER)
+    gpu = catalog.gpu(exclusion.gpu)
+    return (rank, -(gpu.memory_gb if gpu is not None else 0.0), exclusion.gpu)
+
+
+def _out_of_reach(plan: Plan, money: Money) -> list[OutOfReach]:
+    """The latency targets no configuration met, with the best figure one reached (from the inference planner)."""
+    found: dict[str, Any] = plan.reached
+    return [
+        OutOfReach(
+            target=r.target,
+            limit=r.limit,
+            value=r.value,
+            gpu=r.gpu.name,
+            gpus=r.gpus,
+            hourly=None if r.usd_per_hour is None else r.usd_per_hour * money.factor,
+            currency=money.currency,
+        )
+        for r in found.values()
+    ]
 
 
 def _exclusion(plan: Plan, gpu: Gpu, reason: Excluded) -> Exclusion:
     """A GPU's exclusion; most GPUs are excluded alike request after request, so their sentences are shared."""
     # Figures are numbers and strings (every Excluded raised in the planners), so they make a key.
-    key = ("exclusion", gpu.id, plan.lang, reason.code, *sorted(reason.figures.items()))
     return plan.shared(
-        key, lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures))
+        ExclusionFact,
+        lambda: Exclusion(gpu=gpu.id, code=reason.code, reason=plan.say(reason.code, **reason.figures)),
+        gpu=gpu.id,
+        lang=plan.lang,
+        code=reason.code,
+        figures=tuple(sorted(reason.figures.items())),
     )
 
 
@@ -254,8 +298,9 @@ def _stale_offers(plan: Plan) -> int:
 
     if plan.offers_key is None:
         return count()
-    key = ("stale_offers", plan.offers_key, plan.today, plan.price_max_age_days)
-    return plan.shared(key, count)
+    return plan.shared(
+        StaleOffersFact, count, offers=plan.offers_key, today=plan.today, max_age_days=plan.price_max_age_days
+    )
 
 
 def estimate(
@@ -291,6 +336,7 @@ def estimate(
         forced=request.parallelism,
         max_batch=request.max_batch,
         price_max_age_days=price_max_age_days,
+        sizers=SIZERS,
     )
     money = Money(currency=request.currency, rate=rate)
     try:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 from domain.catalog import Gpu
-from domain.explain import pricing_name
-from domain.peaks import compute_tflops
-from domain.planning.plan import GPUS_PER_NODE, Excluded, Plan
-from domain.pricing import Rental, can_host, rent
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.hardware.peaks import compute_tflops
+from domain.narrative.explain import pricing_name
+from domain.planning.facts import RentBounds, RentFact, UnrentedFact
+from domain.planning.plan import Excluded, Plan
+from domain.pricing.costs import Rental, can_host, rent
 
 
 def rental_for(plan: Plan, gpu: Gpu, gpus: int, per_machine: int) -> Rental | None:
@@ -39,9 +41,17 @@ def _rent(plan: Plan, gpu: Gpu, gpus: int, per_machine: int, *, limited: bool) -
     if plan.offers_key is None:
         return build()
     limits = plan.constraints
-    bounds = (limits.max_gpus, limits.max_nodes, limits.single_node) if limited else None
-    key = ("rent", gpu.id, gpus, per_machine, exact, bounds, plan.offers_key)
-    return plan.shared(key, build)
+    bounds = RentBounds(max_gpus=limits.max_gpus, max_nodes=limits.max_nodes, single_node=limits.single_node)
+    return plan.shared(
+        RentFact,
+        build,
+        gpu=gpu.id,
+        gpus=gpus,
+        per_machine=per_machine,
+        exact=exact,
+        bounds=bounds if limited else None,
+        offers=plan.offers_key,
+    )
 
 
 def require_renter(plan: Plan, gpu: Gpu) -> None:
@@ -67,7 +77,9 @@ def unrented_detail(plan: Plan, gpu: Gpu) -> str | None:
     """Why no offer of the GPU is allowed; None when some are (the instance size is then what fails)."""
     if plan.offers_key is None:
         return _unrented_detail(plan, gpu)
-    return plan.shared(("unrented", gpu.id, plan.offers_key, plan.lang), lambda: _unrented_detail(plan, gpu))
+    return plan.shared(
+        UnrentedFact, lambda: _unrented_detail(plan, gpu), gpu=gpu.id, offers=plan.offers_key, lang=plan.lang
+    )
 
 
 def _unrented_detail(plan: Plan, gpu: Gpu) -> str | None:

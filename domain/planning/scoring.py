@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.estimates import Cost, ScoreBreakdown
-from domain.planning.plan import Candidate, Money, Plan, rounded
-from domain.pricing import HOURS_PER_MONTH, is_stale, per_1000_images, per_million_tokens, per_run
-from domain.workloads import Objective
+from domain.planning.plan import Candidate, Money, Plan
+from domain.pricing.costs import HOURS_PER_MONTH, is_stale, per_1000_images, per_million_tokens, per_run
+from domain.workloads.requests import Objective
+from domain.workloads.results import Cost, ScoreBreakdown, rounded
 
 WEIGHTS: dict[Objective, dict[str, float]] = {
     "balanced": {"performance": 0.20, "cost": 0.45, "fit": 0.10, "ecosystem": 0.15, "scalability": 0.10},
@@ -17,8 +17,8 @@ WEIGHTS: dict[Objective, dict[str, float]] = {
 OBJECTIVES: dict[Objective, str] = {
     "balanced": "Cheapest way to meet the need first, then software maturity, memory headroom and scaling; speed "
     "beyond the need counts only as headroom.",
-    "cost": "Lowest cost of meeting the need (hourly for a load or rate, per run for training, per token or image "
-    "otherwise) carries 80% of the score.",
+    "cost": "Cheapest way to meet the need first (hourly for a load or rate, per run for training, per token or image "
+    "otherwise); the score, 80% of it cost, breaks ties.",
     "speed": "Fastest configuration (throughput, or shortest run) among those that meet the targets, cost second.",
 }
 # The seeds: CUDA is the most mature; ROCm costs ~10-20% and needs tuning (more in training); Gaudi needs manual

@@ -4,19 +4,30 @@ that meet the deadline cheapest."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 from domain.catalog import Gpu, LlmModel
-from domain.efficiency import FP8_TRAIN, SCENARIOS, Scenario
-from domain.estimates import MemoryUse, Parallelism, PerformanceEstimate
-from domain.memory import GB, Activations, TrainingStates, training_usable_bytes
-from domain.performance import TrainingSpeed
-from domain.planning.launch import training_launch
-from domain.planning.plan import GPUS_PER_NODE, Candidate, Excluded, Plan, as_range, headroom_pct, rounded
+from domain.hardware.efficiency import FP8_TRAIN, SCENARIOS, Scenario
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.narrative.launch import training_launch
+from domain.performance.memory import GB
+from domain.performance.training import TrainingSpeed
+from domain.performance.training_memory import Activations, TrainingStates, training_usable_bytes
+from domain.planning.facts import (
+    TrainingBestFact,
+    TrainingCauseFact,
+    TrainingCheck,
+    TrainingFirstFact,
+    TrainingRunsFact,
+    TrainingShape,
+    TrainingSpeedFact,
+)
+from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_host, require_renter
 from domain.planning.training_layouts import Found, LayoutMemory, describe, fits_any, search
 from domain.planning.training_text import loss_cause, training_assumptions
-from domain.workloads import FineTuningWorkload, TrainingWorkload
+from domain.workloads.requests import FineTuningWorkload, TrainingWorkload
+from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate, rounded
 
 THIN_HEADROOM_PCT = 5.0
 
@@ -57,14 +68,14 @@ class TrainingSizing:
         self.offload = isinstance(workload, FineTuningWorkload) and self.method == "full"
         self._plan = plan
         # Everything but the deadline and the limits: requests of one shape share their speeds and layouts.
-        self._shape = (
-            type(workload).__name__,
-            self.method,
-            workload.optimizer,
-            workload.lora_rank if isinstance(workload, FineTuningWorkload) else None,
-            workload.sequence_length,
-            workload.precision,
-            workload.train_tokens,
+        self.shape = TrainingShape(
+            kind=type(workload).__name__,
+            method=self.method,
+            optimizer=workload.optimizer,
+            lora_rank=workload.lora_rank if isinstance(workload, FineTuningWorkload) else None,
+            sequence_length=workload.sequence_length,
+            precision=workload.precision,
+            train_tokens=workload.train_tokens,
         )
 
     @cached_property
@@ -73,21 +84,21 @@ class TrainingSizing:
         states = TrainingStates.of(self.model, method=self.method, optimizer=self.workload.optimizer)
         return states.weights_bytes(1, 1) + states.optimizer_bytes(1) + self.activations.bytes(1, self.model.layers)
 
-    @property
-    def shape_key(self) -> tuple[Any, ...]:
-        """Everything of the workload but the deadline: what its speeds and layouts depend on."""
-        return self._shape
-
     @cached_property
-    def check_key(self) -> tuple[Any, ...]:
+    def check(self) -> TrainingCheck:
         """What the checks before a GPU's layout search depend on besides the GPU."""
         plan = self._plan
-        return ("train_check", *self._shape, *self.counts, plan.offers_key, plan.constraints.require_offer)
+        return TrainingCheck(
+            shape=self.shape,
+            counts=tuple(self.counts),
+            offers=plan.offers_key,
+            require_offer=plan.constraints.require_offer,
+        )
 
     def speed(self, gpu: Gpu, scenario: Scenario) -> TrainingSpeed:
         """How fast the workload trains on this GPU in a scenario, for any layout."""
         return self._plan.derived(
-            ("train_speed", *self._shape, gpu.id, scenario),
+            TrainingSpeedFact,
             lambda: TrainingSpeed(
                 self.model,
                 gpu,
@@ -97,16 +108,22 @@ class TrainingSizing:
                 sequence_length=self.workload.sequence_length,
                 scenario=scenario,
             ),
+            shape=self.shape,
+            gpu=gpu.id,
+            scenario=scenario,
         )
 
     def first_fitting(self, usable_bytes: float) -> int | None:
         """Index in `counts` of the fewest GPUs with a layout that fits in `usable_bytes` each; None if none does."""
         return self._plan.derived(
-            ("train_first", *self._shape, usable_bytes, *self.counts),
+            TrainingFirstFact,
             lambda: next(
                 (i for i, gpus in enumerate(self.counts) if fits_any(self.layouts, usable_bytes, gpus, self.offload)),
                 None,
             ),
+            shape=self.shape,
+            usable_bytes=usable_bytes,
+            counts=tuple(self.counts),
         )
 
     def machine_sizes(self, first: int) -> set[int]:
@@ -116,17 +133,26 @@ class TrainingSizing:
     def best(self, usable: float, gpu: Gpu, gpus: int) -> tuple[Found, Found | None] | None:
         """The fastest layout of `gpus` GPUs within `usable` bytes each in the expected scenario, and the runner-up."""
         return self._plan.derived(
-            ("train_best", *self._shape, gpu.id, usable, gpus),
+            TrainingBestFact,
             lambda: search(self.layouts, self.speed(gpu, "expected"), usable, gpus, self.offload),
+            shape=self.shape,
+            gpu=gpu.id,
+            usable=usable,
+            gpus=gpus,
         )
 
 
+def size_training(plan: Plan) -> TrainingSizing:
+    """A training or fine-tuning request's sizing."""
+    workload, model = plan.resolved.workload, plan.resolved.model
+    assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
+    return TrainingSizing(plan, model, workload)
+
+
 def training_sizing(plan: Plan) -> TrainingSizing:
-    sizing = plan.memo.get("training")
-    if sizing is None:
-        workload, model = plan.resolved.workload, plan.resolved.model
-        assert isinstance(workload, TrainingWorkload | FineTuningWorkload) and isinstance(model, LlmModel)
-        sizing = plan.memo["training"] = TrainingSizing(plan, model, workload)
+    """The plan's training sizing (built once per plan)."""
+    sizing = plan.sizing
+    assert isinstance(sizing, TrainingSizing)
     return sizing
 
 
@@ -135,7 +161,8 @@ def _first_count(plan: Plan, sizing: TrainingSizing, gpu: Gpu, usable: float) ->
     precision_check(gpu, sizing.workload.precision)
     first = sizing.first_fitting(usable)
     if first is None:
-        raise Excluded("does_not_fit", gpus=sizing.counts[-1], needed_gb=sizing.one_gpu_bytes / GB)
+        gpus = sizing.counts[-1]
+        raise Excluded("does_not_fit", gpus=gpus, needed_gb=sizing.one_gpu_bytes / GB, usable_gb=usable * gpus / GB)
     require_renter(plan, gpu)
     require_host(plan, gpu, sizing.machine_sizes(first))
     return first
@@ -155,7 +182,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     sizing = training_sizing(plan)
     target, target_name = sizing.target_hours, sizing.target_name
     usable = training_usable_bytes(gpu)
-    first = plan.checked(sizing.check_key, gpu, lambda: _first_count(plan, sizing, gpu, usable))
+    first = plan.checked(sizing.check, gpu, lambda: _first_count(plan, sizing, gpu, usable))
     counts = sizing.counts[first:]
     expected = sizing.speed(gpu, "expected")
     found: tuple[Found, Found | None] | None = None
@@ -181,7 +208,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     recomputed = shape.recomputed_layers(model.layers)
     layout_args = (shape.pipeline, 1)
     runs = plan.derived(
-        ("train_runs", *sizing.shape_key, gpu.id, gpus, shape),
+        TrainingRunsFact,
         lambda: {
             s: sizing.speed(gpu, s).run(
                 gpus,
@@ -195,6 +222,10 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
             )
             for s in SCENARIOS
         },
+        shape=sizing.shape,
+        gpu=gpu.id,
+        gpus=gpus,
+        layout=shape,
     )
     unmet = [target_name] if target is not None and runs["expected"].hours > target else []
     weights, grads, optimizer = sizing.layouts.state_bytes(gpus, shape)
@@ -253,14 +284,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         )
     candidate.layout_reason = _layout_reason(plan, layout, runner_up, fewer, target, expected)
     candidate.launch = training_launch(
-        model,
-        candidate.parallelism,
-        gpus,
-        shape,
-        workload.sequence_length,
-        workload.precision,
-        fine_tuning=isinstance(workload, FineTuningWorkload),
-        micro_batches=round(micro_batches),
+        model, candidate.parallelism, gpus, shape, workload, micro_batches=round(micro_batches)
     )
     if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
         candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))
@@ -312,8 +336,12 @@ def _layout_reason(
     if runner_up is None:
         return count + " " + plan.say("training_layout_only", layout=chosen)
     cause = plan.derived(
-        ("train_cause", *training_sizing(plan).shape_key, speed.gpu.id, layout, runner_up),
+        TrainingCauseFact,
         lambda: loss_cause(speed, layout, runner_up, layers),
+        shape=training_sizing(plan).shape,
+        gpu=speed.gpu.id,
+        chosen=layout,
+        runner_up=runner_up,
     )
     return (
         count

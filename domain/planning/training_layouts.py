@@ -7,37 +7,22 @@ than the two best found is never sized: the search stays within a few evaluation
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import NamedTuple
 
 from domain.catalog import LlmModel
-from domain.estimates import Lang
-from domain.memory import Activations, TrainingStates
-from domain.performance import TrainingSpeed, virtual_stages
-from domain.planning.plan import GPUS_PER_NODE
+from domain.hardware.nodes import GPUS_PER_NODE
+from domain.performance.training import Shape, TrainingSpeed, virtual_stages
+from domain.performance.training_memory import Activations, TrainingStates
+from domain.workloads.requests import Lang
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
 PIPELINE_PARALLEL = (1, 2, 4, 8, 16, 32)
 # Layers each pipeline stage keeps at least (Llama 3 405B: 126 layers over 16 stages, ~8 each).
 MIN_LAYERS_PER_STAGE = 4
 MICRO_BATCHES = (1, 2, 4)
-
-
-class Shape(NamedTuple):
-    """One layout of a GPU count: parallel sizes, ZeRO stage, micro-batch, recomputed layers and optimizer offload."""
-
-    # zero 3 = FSDP full shard; micro_batch is sequences per micro-batch; recompute is recomputed layers per pipeline
-    # stage; offload: optimizer states live in host memory.
-
-    tensor: int
-    pipeline: int
-    zero: int
-    micro_batch: int
-    recompute: int
-    offload: bool = False
-
-    def recomputed_layers(self, layers: int) -> int:
-        """Recomputed layers over the whole model."""
-        return min(layers, self.recompute * self.pipeline)
+# Fits a request's layout search asks about: a few hundred shapes and usable sizes.
+RECOMPUTES_KEPT = 4096
 
 
 class Found(NamedTuple):
@@ -60,8 +45,9 @@ class LayoutMemory:
         self.grads = states.weights if full else 0.0
         self.optimizer = states.optimizer - self.grads
         self.full = full
-        self._recompute: dict[tuple[float, int, int, int, int, int, bool], int] = {}
-        self._terms: dict[tuple[int, int, int], tuple[float, float, float]] = {}
+        # Pure functions of this model's memory (fixed above) and their arguments, asked layout after layout.
+        self.recompute_needed = lru_cache(maxsize=RECOMPUTES_KEPT)(self._needed)
+        self._activation_terms = lru_cache(maxsize=None)(self._activation_figures)
 
     def tensors(self, gpus: int) -> list[int]:
         """Tensor-parallel sizes inside one node that divide the GPUs and the attention heads."""
@@ -104,15 +90,8 @@ class LayoutMemory:
         live = self.acts.live_layer * shape.micro_batch / shape.tensor if recomputed else 0.0
         return kept - recomputed * freed + live + fixed
 
-    def recompute_needed(self, usable: float, gpus: int, shape: Shape) -> int:
-        """The fewest recomputed layers per stage that fit in `usable` bytes (layers per stage + 1 if none does)."""
-        key = (usable, gpus, shape.tensor, shape.pipeline, shape.zero, shape.micro_batch, shape.offload)
-        found = self._recompute.get(key)
-        if found is None:
-            found = self._recompute[key] = self._needed(usable, gpus, shape)
-        return found
-
     def _needed(self, usable: float, gpus: int, shape: Shape) -> int:
+        """The fewest recomputed layers per stage that fit in `usable` bytes (layers per stage + 1 if none does)."""
         per_stage = -(-self.layers // shape.pipeline)
         spare = usable - sum(self.state_bytes(gpus, shape))
         kept, fixed, freed_per_layer = self._activation_terms(shape.tensor, shape.pipeline, shape.micro_batch)
@@ -129,15 +108,8 @@ class LayoutMemory:
             return 1.0
         return pipeline * (1 + (pipeline - 1) / (pipeline * virtual_stages(self.layers, pipeline)))
 
-    def _activation_terms(self, tensor: int, pipeline: int, micro_batch: int) -> tuple[float, float, float]:
-        """(activations of the stage's layers kept in full, logits, bytes freed per recomputed layer)."""
-        key = (tensor, pipeline, micro_batch)
-        terms = self._terms.get(key)
-        if terms is None:
-            terms = self._terms[key] = self._activation_figures(tensor, pipeline, micro_batch)
-        return terms
-
     def _activation_figures(self, tensor: int, pipeline: int, micro_batch: int) -> tuple[float, float, float]:
+        """(activations of the stage's layers kept in full, logits, bytes freed per recomputed layer)."""
         acts = self.acts
         split = micro_batch / tensor
         per_stage = -(-self.layers // pipeline)

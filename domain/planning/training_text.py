@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from domain.catalog import Gpu, LlmModel
-from domain.collectives import INTER_NODE_GBPS
-from domain.efficiency import factor
-from domain.estimates import Assumption
-from domain.performance import TrainingSpeed, training_flops_per_token
+from domain.hardware.collectives import INTER_NODE_GBPS
+from domain.hardware.efficiency import factor
+from domain.narrative.explain import say
+from domain.performance.training import Shape, TrainingSpeed, training_flops_per_token
 from domain.planning.plan import Plan
-from domain.planning.training_layouts import Found, Shape
+from domain.planning.training_layouts import Found
+from domain.workloads.results import Assumption
 
 ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054)"
 
@@ -62,18 +63,28 @@ def training_assumptions(
     mfu = factor(gpu, "train_mfu")
     per_token = training_flops_per_token(model, sequence)
     data = gpus // (shape.tensor * shape.pipeline)
+    lang = plan.lang
     if data > 1:
-        zero = {0: "replicated", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3/FSDP"}[shape.zero]
-        sharding = f"{zero} over {data} data-parallel ranks"
+        zero = {0: say("a_replicated", lang), 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3/FSDP"}[shape.zero]
+        sharding = say("a_sharding_data", lang, zero=zero, data=data)
         if shape.offload:
-            sharding += ", optimizer states offloaded to host memory"
+            sharding += say("a_offloaded", lang)
     else:
-        sharding = "one model copy, no data-parallel sharding" if gpus > 1 else "one GPU, no sharding"
+        sharding = say("a_one_copy" if gpus > 1 else "a_one_gpu", lang)
     layout = (
-        f"{sharding}; tensor {shape.tensor} x pipeline {shape.pipeline} x data {data}; micro-batch "
-        f"{shape.micro_batch} x {sequence} tokens, global batch {global_batch} sequences"
-        + (f", pipeline bubble {100 * bubble:.1f}% (interleaved 1F1B)" if shape.pipeline > 1 else "")
-        + (", paged optimizer states in CPU memory" if method == "qlora" else "")
+        say(
+            "a_layout",
+            lang,
+            sharding=sharding,
+            tp=shape.tensor,
+            pp=shape.pipeline,
+            dp=data,
+            micro=shape.micro_batch,
+            sequence=sequence,
+            global_batch=global_batch,
+        )
+        + (say("a_bubble", lang, bubble=100 * bubble) if shape.pipeline > 1 else "")
+        + (say("a_paged", lang) if method == "qlora" else "")
     )
     sources = "Narayanan et al. 2021 (arXiv:2104.04473): interleaved pipeline schedule"
     if data > 1:
@@ -84,15 +95,19 @@ def training_assumptions(
     assumptions = [
         Assumption(
             name="compute",
-            value=f"6ND + attention = {per_token:.3g} FLOP per token"
-            + (f", x{1 + recomputed / (3 * model.layers):.2f} for recomputed layers" if recomputed else ""),
+            value=say(
+                "a_compute",
+                lang,
+                flops=per_token,
+                recompute=say("a_recompute", lang, factor=1 + recomputed / (3 * model.layers)) if recomputed else "",
+            ),
             source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)",
         ),
         Assumption(name="train_mfu", value=mfu.describe(), source=mfu.source),
         Assumption(name="sharding", value=layout, source=sources),
         Assumption(
             name="optimizer_states",
-            value=f"{optimizer}: {state_bytes} bytes per trainable parameter",
+            value=say("a_optimizer", lang, optimizer=optimizer, bytes=state_bytes),
             source="Rajbhandari et al. 2020 (arXiv:1910.02054): 16 bytes per parameter with mixed-precision Adam",
         ),
     ]
@@ -100,7 +115,7 @@ def training_assumptions(
         assumptions.append(
             Assumption(
                 name="inter_node_bandwidth",
-                value=f"{INTER_NODE_GBPS.describe()} GB/s per GPU",
+                value=say("a_inter_node", lang, gbps=INTER_NODE_GBPS.describe()),
                 source=INTER_NODE_GBPS.source,
             )
         )

@@ -23,7 +23,7 @@ def test_recommend_prints_a_ranked_table(runner: CliRunner) -> None:
         main, ["recommend", "--model", "llama-3.1-70b", "--kind", "inference", "--concurrency", "32"]
     )
     assert result.exit_code == 0, result.output
-    assert "Best option:" in result.output and "TPxPPxDP" in result.output
+    assert "Best option:" in result.output and "EP1" in result.output
 
 
 def test_recommend_json_is_the_api_document(runner: CliRunner) -> None:

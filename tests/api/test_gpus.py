@@ -31,7 +31,7 @@ async def test_gpu_detail_has_dense_figures_sources_and_price(client: Client) ->
     assert gpu["memory_gb"] == 141 and gpu["sources"]
     on_demand = gpu["lowest_price"]["on_demand"]
     assert on_demand["provider"] == "runpod" and on_demand["usd_per_gpu_hour"] == 3.59
-    assert on_demand["as_of"] == "2026-05-22" and on_demand["source"]
+    assert on_demand["as_of"] == "2026-09-25" and on_demand["source"]
 
 
 @pytest.mark.parametrize("name", ["H100", "H100%20SXM5", "nvidia-h100", "h100-sxm"])

@@ -8,6 +8,8 @@ from litestar import Litestar
 from litestar.handlers import HTTPRouteHandler
 from litestar.testing import AsyncTestClient
 
+from api.routes.schema_ui import SWAGGER_UI_VERSION
+
 Client = AsyncTestClient[Litestar]
 
 # A value for each path parameter, so every route is asked for something that exists.
@@ -19,6 +21,7 @@ PARAMETERS = {
     "provider_id": "coreweave",
     "name": "app.js",
     "path": "openapi.json",
+    "version": SWAGGER_UI_VERSION,
 }
 # Headers that legitimately differ between two answers to the same question.
 PER_ANSWER = {"x-request-id", "date"}

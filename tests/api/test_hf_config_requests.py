@@ -38,6 +38,12 @@ async def test_each_family_answers_200(client: AsyncTestClient[Litestar], name: 
             "workload.custom_model.hf_config.hidden_size",
         ),
         (config("llama-3.1-8b") | {"num_hidden_layers": "32"}, "workload.custom_model.hf_config.num_hidden_layers"),
+        (
+            config("llama-3.1-8b") | {"tie_word_embeddings": "false"},
+            "workload.custom_model.hf_config.tie_word_embeddings",
+        ),
+        (config("llama-3.1-8b") | {"num_key_value_heads": 3}, "workload.custom_model.hf_config.num_key_value_heads"),
+        (config("mistral-7b") | {"torch_dtype": "float128"}, "workload.custom_model.hf_config.torch_dtype"),
     ],
 )
 async def test_a_broken_config_is_a_400_naming_the_field(

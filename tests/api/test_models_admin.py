@@ -87,3 +87,43 @@ async def test_an_alias_another_model_has_is_a_409(admin: Client) -> None:
     response = await admin.put("/v1/admin/models/clash", json=body, headers=HEADERS)
     assert response.status_code == 409 and "DeepSeek-R1" in response.text, response.text
     assert (await admin.get("/v1/models/clash")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        # 201-300 characters were schema-valid, stored on SQLite and refused by PostgreSQL's VARCHAR(200).
+        ({"name": "M" * 201}, "name"),
+        ({"name": "x" * 300}, "name"),
+        # Nothing could ever look these up; they are the client's mistake, not a clash with what is stored.
+        ({"name": "---"}, "name"),
+        ({"aliases": ["ok-alias", "!!!"]}, "aliases[1]"),
+    ],
+)
+async def test_a_name_no_store_can_hold_or_find_is_a_400_on_every_store(
+    admin: Client, extra: dict[str, Any], field: str
+) -> None:
+    before = (await admin.get("/health/ready")).json()["catalog_version"]
+    response = await admin.put(
+        "/v1/admin/models/named", json={"hf_config": config("mistral-7b")} | extra, headers=HEADERS
+    )
+    assert response.status_code == 400, response.text
+    assert [error["field"] for error in response.json()["errors"]] == [field]
+    assert (await admin.get("/v1/models/named")).status_code == 404
+    assert (await admin.get("/health/ready")).json()["catalog_version"] == before
+
+
+async def test_a_name_of_the_column_length_is_stored_whole_on_every_store(admin: Client) -> None:
+    name = "N" * 200
+    response = await admin.put(
+        "/v1/admin/models/long", json={"hf_config": config("mistral-7b"), "name": name}, headers=HEADERS
+    )
+    assert response.status_code == 201, response.text
+    assert (await admin.get("/v1/models/long")).json()["name"] == name
+
+
+async def test_a_config_with_a_string_boolean_is_a_400_on_every_store(admin: Client) -> None:
+    body = {"hf_config": config("llama-3.1-8b") | {"tie_word_embeddings": "false"}}
+    response = await admin.put("/v1/admin/models/stringly", json=body, headers=HEADERS)
+    assert response.status_code == 400, response.text
+    assert [error["field"] for error in response.json()["errors"]] == ["hf_config.tie_word_embeddings"]

@@ -338,7 +338,7 @@ def parsed(stream: io.StringIO) -> list[dict[str, Any]]:
 
 
 ACCESS_CASES: list[tuple[str, str, int]] = [
-    ("GET", "/v1/gpus/h100-sxm?lang=zh", 200),
+    ("GET", "/v1/gpus/compare?ids=h100-sxm,h200&lang=zh", 200),
     ("GET", "/v1/gpus?limit=0", 400),
     ("POST", "/v1/tco", 200),
     ("GET", "/v1/nothing-here", 404),
@@ -489,9 +489,9 @@ async def test_requests_are_counted_and_timed_per_route(observed: Client) -> Non
 async def test_cache_lookups_count_misses_then_hits(private_sqlite_url: str) -> None:
     async with AsyncTestClient(app=create_app(settings(private_sqlite_url))) as client:
         before = await metrics(client)
-        await client.get("/v1/systems/dgx-h100?probe=cache-metrics")
+        await client.get("/v1/systems/dgx-h100")
         middle = await metrics(client)
-        await client.get("/v1/systems/dgx-h100?probe=cache-metrics")
+        await client.get("/v1/systems/dgx-h100")
         after = await metrics(client)
     lookups = "gpu_advisor_cache_lookups_total"
     assert sample(middle, lookups, backend="local", result="miss") - sample(before, lookups, result="miss") == 1

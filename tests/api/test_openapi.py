@@ -19,7 +19,7 @@ from api.services.catalog_view import CatalogView, offer_read
 from api.settings import Settings
 from domain.catalog import Catalog
 from domain.planning import EstimateRequest, RecommendationRequest
-from domain.tco_schema import TcoRequest
+from domain.pricing.tco_schema import TcoRequest
 
 COMMITTED = Path(__file__).parents[2] / "openapi" / "openapi.json"
 

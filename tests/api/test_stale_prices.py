@@ -1,8 +1,8 @@
-"""Old prices are shown but flagged and ranked last; a user's own price replaces the catalog's for that GPU."""
+"""Old prices are shown and flagged (their age only breaks ties); a user's own price replaces the catalog's."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 import msgspec
@@ -12,12 +12,24 @@ from litestar.testing import AsyncTestClient
 
 from api.settings import Settings, SettingsError
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate
 from domain.planning import RecommendationRequest, prepare, rank
+from domain.workloads.results import ExchangeRate
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
 LLAMA_8B = {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8}
+
+
+def aged(catalog: Catalog, as_of: date = date(2025, 6, 1)) -> Catalog:
+    """The catalog with every offer dated long before NOW: the shipped prices are current, so age them here."""
+    offers = [msgspec.structs.replace(offer, as_of=as_of) for offer in catalog.offers]
+    return Catalog(
+        gpus=catalog.gpus,
+        systems=catalog.systems,
+        providers=catalog.providers,
+        offers=offers,
+        models=catalog.models,
+    )
 
 
 def recommend(catalog: Catalog, body: dict[str, Any], max_age: int = 120) -> Any:
@@ -26,23 +38,25 @@ def recommend(catalog: Catalog, body: dict[str, Any], max_age: int = 120) -> Any
 
 
 def test_options_priced_with_old_offers_say_so_and_requirements_count_them(reference: Catalog) -> None:
-    answer = recommend(reference, {"workload": LLAMA_8B})
+    old = aged(reference)
+    answer = recommend(old, {"workload": LLAMA_8B})
     assert answer.options and all(o.cost.stale_price for o in answer.options if o.cost)
     assert all(o.cost.price_age_days > 120 for o in answer.options if o.cost)
     assert answer.requirements.stale_offers > 0
-    fresh = recommend(reference, {"workload": LLAMA_8B}, max_age=100_000)
+    fresh = recommend(old, {"workload": LLAMA_8B}, max_age=100_000)
     assert fresh.requirements.stale_offers == 0 and not any(o.cost.stale_price for o in fresh.options if o.cost)
 
 
-def test_a_fresh_price_ranks_before_old_ones_and_is_stated(reference: Catalog) -> None:
-    # L40S at the user's negotiated 5 USD is dearer than every catalog price, but the only current one.
-    answer = recommend(reference, {"workload": LLAMA_8B, "constraints": {"prices": {"L40S": 5.0}}})
-    best = answer.options[0]
-    assert best.gpu.id == "l40s" and best.offer is not None and best.offer.usd_per_gpu_hour == 5.0
-    assert best.cost is not None and not best.cost.stale_price
-    price = next(a for a in best.assumptions if a.name == "price")
+def test_a_fresh_price_is_stated_and_ranked_by_the_objective_not_its_age(reference: Catalog) -> None:
+    # L40S at the user's negotiated 5 USD is dearer than every (old) catalog price: being current does not lift it.
+    answer = recommend(aged(reference), {"workload": LLAMA_8B, "constraints": {"prices": {"L40S": 5.0}}, "limit": 50})
+    mine = next(o for o in answer.options if o.gpu.id == "l40s")
+    assert mine.offer is not None and mine.offer.usd_per_gpu_hour == 5.0
+    assert mine.cost is not None and not mine.cost.stale_price
+    price = next(a for a in mine.assumptions if a.name == "price")
     assert "5 USD per GPU-hour for l40s" in price.value and price.source == "your price (constraints.prices)"
-    assert all(o.cost.stale_price for o in answer.options[1:] if o.cost)
+    met = [o.score for o in answer.options if o.meets_targets]
+    assert met == sorted(met, reverse=True)
 
 
 def test_a_user_price_makes_an_unrented_gpu_an_option(reference: Catalog) -> None:
@@ -63,7 +77,10 @@ async def test_the_service_flags_old_prices(client: AsyncTestClient[Litestar]) -
     response = await client.post("/v1/recommendations", json={"workload": LLAMA_8B})
     assert response.status_code == 200
     body = response.json()
-    assert body["requirements"]["stale_offers"] > 0 and body["options"][0]["cost"]["stale_price"] is True
+    costs = [option["cost"] for option in body["options"] if option["cost"]]
+    assert costs and all(cost["stale_price"] is (cost["price_age_days"] > 120) for cost in costs)
+    # The shipped prices are current: a fresh install ranks a fresh price first.
+    assert costs[0]["stale_price"] is False
 
 
 def test_the_age_limit_is_a_setting() -> None:

@@ -20,7 +20,7 @@ from litestar.testing import AsyncTestClient
 from api.adapters.storage.bootstrap import migrate_and_seed
 from api.cli import main
 from api.cli.tables import shorten
-from domain.explain import money
+from domain.narrative.explain import money
 from tests.conftest import sqlite_url
 
 Client = AsyncTestClient[Litestar]
@@ -92,7 +92,7 @@ async def test_recommend_table_has_every_part(cli: CliRunner, client: Client) ->
     answer = (await client.post("/v1/recommendations", json=body)).json()
     result = await run(cli, "recommend", "--model", "llama-3.1-70b", "--concurrency", "32")
     out = result.stdout
-    for header in ("GPU", "TPxPPxDP", "memory used", "throughput", "per hour", "per unit of work", "targets"):
+    for header in ("GPU", "layout", "memory used", "throughput", "per hour", "per unit of work", "targets"):
         assert header in out
     for section in ("Options: llama-3.1-70b", "Warnings", "Excluded GPUs", "Summary", "Assumptions (#1"):
         assert section in out

@@ -122,7 +122,7 @@ async def test_at_80_columns_every_figure_of_the_options_is_there(cli: CliRunner
 
     document = json.loads(await render(cli, ["recommend", "--model", "llama-3.1-70b", "--json"]))
     out = await render(cli, ["recommend", "--model", "llama-3.1-70b"])
-    from domain.explain import money
+    from domain.narrative.explain import money
 
     for option in document["options"]:
         assert money(option["cost"]["hourly"], "USD") in out

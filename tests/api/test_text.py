@@ -18,11 +18,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from domain import collectives, efficiency, mla
 from domain.catalog import Catalog
-from domain.estimates import Option
-from domain.explain import assumption_name, estimate_summary, money, provider_name, say
-from domain.messages import MESSAGES
+from domain.hardware import collectives, efficiency
+from domain.narrative.explain import assumption_name, money, provider_name, say
+from domain.narrative.messages import MESSAGES
+from domain.narrative.summaries import estimate_summary
+from domain.performance import mla
+from domain.workloads.results import Option
 
 Client = AsyncTestClient[Litestar]
 WORD = re.compile(r"[A-Za-z][A-Za-z_-]*[A-Za-z]|[A-Za-z]")
@@ -34,6 +36,9 @@ TERMS = {
     "MBU", "ZeRO", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "RoCE", "RDMA", "CUDA", "ROCm", "CANN", "SynapseAI",
     "Optimum", "Habana", "HBM", "Ada", "Hopper", "Blackwell", "CDNA", "Gaudi", "x", "purchase_usd", "VAE", "OAM",
     "DGX", "HGX", "SXM", "AdamW", "AWS",
+    # Identifiers the answers name as the API and the engines write them.
+    "TPOT", "TTFT", "EP", "FSDP", "ND", "M", "D", "POST", "tco", "vLLM", "SGLang", "TensorRT", "LLM", "HCCS",
+    "Infinity", "Fabric", "chat", "agent", "batch", "adamw", "tpot_ms", "ttft_ms", "max_tpot_ms", "max_ttft_ms",
 }  # fmt: skip
 
 
@@ -70,8 +75,11 @@ def sentences(answer: Any, path: str = "") -> Iterator[tuple[str, str]]:
     if isinstance(answer, dict):
         for key, value in answer.items():
             here = f"{path}.{key}"
-            if key in ("summary", "reason", "notes") and isinstance(value, str):
+            if key in ("summary", "reason", "notes", "layout_reason", "basis") and isinstance(value, str):
                 yield here, value
+            elif key == "assumptions" and isinstance(value, list):
+                # Values are text; sources are citations and keep their own language.
+                yield from ((f"{here}[].value", str(item.get("value"))) for item in value if isinstance(item, dict))
             elif key in ("reasons", "warnings") and isinstance(value, list):
                 yield from ((f"{here}[]", item) for item in value if isinstance(item, str))
             else:
@@ -87,18 +95,36 @@ WORKLOADS = {
     "fine_tuning": {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "qlora"},
     "image_generation": {"kind": "image_generation", "model": "sdxl", "images_per_hour": 5000},
 }
+# Walked in Chinese besides the kinds above: each method, a mixture of experts, the batch use case.
+VARIANTS = WORKLOADS | {
+    "lora": {"kind": "fine_tuning", "model": "llama-3.1-8b", "method": "lora"},
+    "full fine-tuning": {"kind": "fine_tuning", "model": "llama-3.1-70b", "method": "full"},
+    "moe": {"kind": "inference", "model": "deepseek-r1", "concurrency": 50},
+    "batch": {"kind": "inference", "model": "llama-3.1-8b", "use_case": "batch", "precision": "int4"},
+}
 ASKED: list[tuple[str, str, str, dict[str, Any] | None]] = [
-    *((f"recommend {kind}", "POST", "/v1/recommendations", {"workload": w}) for kind, w in WORKLOADS.items()),
+    *((f"recommend {kind}", "POST", "/v1/recommendations", {"workload": w}) for kind, w in VARIANTS.items()),
     ("recommend fp8", "POST", "/v1/recommendations", {"workload": WORKLOADS["inference"] | {"precision": "fp8"}}),
     ("recommend under a budget", "POST", "/v1/recommendations", {
         "workload": WORKLOADS["inference"], "constraints": {"max_usd_per_hour": 2}}),
     *((f"estimate {kind}", "POST", "/v1/estimates", {"workload": w, "gpu": "h100-sxm", "gpu_count": 8})
-      for kind, w in WORKLOADS.items()),
+      for kind, w in VARIANTS.items()),
     ("estimate infeasible", "POST", "/v1/estimates", {
         "workload": {"kind": "inference", "model": "deepseek-r1"}, "gpu": "h100-sxm", "gpu_count": 1}),
     ("tco gpu", "POST", "/v1/tco", {"gpu": "h100-sxm"}),
     ("tco system", "POST", "/v1/tco", {"system": "dgx-h100", "providers": ["lambda"], "years": 2}),
     ("compare", "GET", "/v1/gpus/compare?ids=h100-sxm,h200,mi300x", None),
+    ("recommend out of reach", "POST", "/v1/recommendations", {"workload": {
+        "kind": "inference", "model": "llama-3.1-405b", "max_tpot_ms": 5, "concurrency": 1000}}),
+    ("recommend misses", "POST", "/v1/recommendations", {"workload": {
+        "kind": "inference", "model": "llama-3.1-405b", "max_tpot_ms": 5}}),
+    ("recommend excluded", "POST", "/v1/recommendations", {
+        "workload": WORKLOADS["inference"], "constraints": {"vendors": ["amd"], "exclude_gpus": ["mi300x"]}}),
+    ("estimate does not fit", "POST", "/v1/estimates", {
+        "workload": {"kind": "training", "model": "llama-3.1-70b"}, "gpu": "l4", "gpu_count": 1}),
+    ("estimate custom", "POST", "/v1/estimates", {"workload": {"kind": "inference", "custom_model": {
+        "params_b": 7, "layers": 32, "hidden_size": 4096, "attention_heads": 32, "kv_heads": 8}},
+        "gpu": "l40s", "gpu_count": 1}),
 ]  # fmt: skip
 
 
@@ -160,10 +186,15 @@ async def test_recommendation_summaries_name_providers(client: Client, reference
 def test_utilization_is_the_one_spelling() -> None:
     for code, texts in MESSAGES.items():
         assert not any("utilis" in text for text in texts.values()), code
-    from domain import explain
+    from domain.narrative import summaries, tco_summary
 
-    for name in ("_TCO_SUMMARY", "_SUMMARY", "_ESTIMATE", "_OFFERS"):
-        assert "utilis" not in repr(getattr(explain, name)), name
+    for module, name in (
+        (tco_summary, "_TCO_SUMMARY"),
+        (summaries, "_SUMMARY"),
+        (summaries, "_ESTIMATE"),
+        (summaries, "_OFFERS"),
+    ):
+        assert "utilis" not in repr(getattr(module, name)), name
 
 
 def test_factor_sources_can_be_followed() -> None:

@@ -82,6 +82,13 @@ def test_each_kind_ranks_options(portal_page: Portal, kind: str, fill: dict[str,
     assert_ranked(page, rows)
     headers = page.eval_on_selector_all("#options thead th", "ths => ths.map(th => th.textContent)")
     assert kind_cost in headers and "Throughput" in headers
+    # Inference shows what a user feels: time per token, tokens/s per user, time to first token.
+    latency = page.locator('#options tbody tr.option td[data-label="Throughput"]').first.text_content() or ""
+    shown = "ms per token" in latency and "tokens/s per user" in latency and "first token" in latency
+    assert shown == (kind == "inference"), latency
+    # Layouts name every kind of parallelism.
+    config = page.locator('#options tbody tr.option td[data-label="Configuration"]').first.text_content() or ""
+    assert re.search(r"TP \d+ · PP \d+ · EP \d+ · DP \d+", config), config
     assert all(th == "col" for th in page.eval_on_selector_all("#options thead th", "e => e.map(x => x.scope)"))
     expect(page.locator("#alert")).to_be_empty()
     assert page.locator("#assumptions tbody tr").count() > 0

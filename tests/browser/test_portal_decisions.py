@@ -301,6 +301,51 @@ def test_rent_or_buy_tab(sized_page: Portal, lang: str) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_each_option_shows_how_old_its_price_is(portal_page: Portal, lang: str) -> None:
+    page = portal_page.page
+    open_in(portal_page, lang)
+    with page.expect_response(lambda response: response.url.endswith("/v1/recommendations")) as caught:
+        submit_and_wait(page)
+    options = caught.value.json()["options"]
+    assert page.locator("#options thead th[data-col='priceAge']").count() == 1
+    cells = page.eval_on_selector_all("#options tr.option td.price-age", "cells => cells.map(c => c.textContent)")
+    ages = [str(o["offer"]["age_days"]) for o in options if o.get("offer")]
+    assert len(cells) == len(options) and all(age in cell for age, cell in zip(ages, cells, strict=False))
+    # An old price is marked where it is, not by moving the option down.
+    stale = [bool(o.get("cost") and o["cost"]["stale_price"]) for o in options]
+    marked = page.eval_on_selector_all(
+        "#options tr.option td.price-age", "cells => cells.map(c => c.classList.contains('stale'))"
+    )
+    assert marked == stale
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_rent_or_buy_shows_the_purchase_price_its_date_the_warnings_and_takes_a_quote(
+    portal_page: Portal, lang: str
+) -> None:
+    page = portal_page.page
+    open_in(portal_page, lang)
+    page.click("#tab-tco")
+    page.select_option("#t-gpu", "h100-sxm")
+    page.fill("#t-count", "8")
+    with page.expect_response(lambda response: response.url.endswith("/v1/tco")) as caught:
+        page.click("#tco-submit")
+    answer = caught.value.json()
+    expect(page.locator("#tco-body")).to_be_visible()
+    verdict = page.locator("#tco-verdict").text_content() or ""
+    # The catalog's purchase price with its date, and every warning of the answer on the page.
+    assert answer["buy"]["purchase_as_of"] and answer["buy"]["purchase_as_of"] in verdict
+    warnings = page.eval_on_selector_all("#tco-warnings li", "items => items.map(i => i.textContent)")
+    assert warnings == answer["warnings"]
+    # The user's own quote replaces the catalog price and is called theirs.
+    page.fill("#t-purchase", "250000")
+    with page.expect_request(lambda request: request.url.endswith("/v1/tco")) as quoted:
+        page.click("#tco-submit")
+    assert quoted.value.post_data_json["purchase_usd"] == 250000
+    expect(page.locator("#tco-verdict")).to_contain_text("您的报价" if lang == "zh" else "your quote")
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_your_own_model(portal_page: Portal, lang: str) -> None:
     page = portal_page.page
     portal_page.watch.allow(r"status of 400")

@@ -40,6 +40,8 @@ ALLOWED_REJECTIONS: tuple[tuple[int, str, str], ...] = (
     (400, r"hf_config|model_type|config\.json", "a config.json without a key its architecture needs"),
     (400, r"give either hf_config or the figures|is required \(or give hf_config\)", "one of two ways, not both"),
     (409, r"already names", "a name or alias another stored model has: the schema cannot know what is stored"),
+    # Which characters are letters or digits is Unicode's say: ECMA patterns without the u flag have no \p{L}.
+    (400, r"has no letters or digits", "a model name or alias nothing could look up (only punctuation or marks)"),
 )
 
 

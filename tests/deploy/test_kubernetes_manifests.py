@@ -29,7 +29,7 @@ OVERLAYS = ("dev", "production")
 # The oldest Kubernetes the manifests are written for (matchLabelKeys in topology spread), and the newest schema.
 SCHEMA_VERSIONS = ("1.29.0", kubernetes_validate.utils.latest_version())
 # Read by the libraries the service runs on rather than by Settings.from_env.
-LIBRARY_VARIABLES = {"FORWARDED_ALLOW_IPS": "uvicorn.config", "PROMETHEUS_MULTIPROC_DIR": "prometheus_client.values"}
+LIBRARY_VARIABLES = {"PROMETHEUS_MULTIPROC_DIR": "prometheus_client.values"}
 SECRET_KEYS = {"DATABASE_URL", "REDIS_URL", "GPU_ADVISOR_API_KEYS"}
 # The label of what the first step of a release applies (deploy/kubernetes/README.md, "Upgrade").
 STEP = "gpu-advisor/step"
@@ -291,3 +291,17 @@ def test_the_price_sync_runs_the_sync_command() -> None:
     if "sync" not in prices.commands:
         pytest.skip("`gpu-advisor prices sync` arrives with the price feeds")
     command_of(container)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_spool_outlives_the_pod_and_is_shared(overlay: str) -> None:
+    # An emptyDir went with a deleted pod, and with it every recommendation it had answered `pending`.
+    objects = rendered(overlay)
+    container = api_container(objects)
+    spool = Path(Settings.from_env(image_environment() | config_data(objects)).pending_spool_dir or "")
+    (mount,) = [m for m in container["volumeMounts"] if spool.is_relative_to(m["mountPath"])]
+    pod = one(objects, "Deployment", "gpu-advisor")["spec"]["template"]["spec"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert "emptyDir" not in volume
+    claim = one(objects, "PersistentVolumeClaim", volume["persistentVolumeClaim"]["claimName"])
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]  # every pod takes up what any pod left

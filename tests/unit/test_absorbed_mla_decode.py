@@ -8,10 +8,10 @@ import msgspec
 import pytest
 
 from api.adapters.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.engine_releases import absorbed_decode
-from domain.mla import absorbed_decode_params
-from domain.planning.accuracy import reproduce
+from domain.performance.engine_releases import absorbed_decode
+from domain.performance.mla import absorbed_decode_params
 from tests.conftest import llm
 
 WHEN = date(2025, 3, 3)

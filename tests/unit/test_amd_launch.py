@@ -1,7 +1,7 @@
 """On CDNA 3/4 GPUs the launch turns on the AITER kernels the estimate assumes (vLLM leaves them off)."""
 
 from api.adapters.storage import reference as R
-from domain.workloads import InferenceWorkload
+from domain.workloads.requests import InferenceWorkload
 from tests.conftest import run_estimate
 
 CATALOG = R.with_ledger(R.load_reference_catalog())

@@ -1,25 +1,30 @@
-"""The calibration file: every public measurement reproduced by the model, and the ledger's promises kept.
+"""The calibration data, its frozen split, and the ledger's promises kept out of sample.
 
-The thresholds below are what the model achieves today (see GET /v1/accuracy): a median under 10% and no point beyond
-30%. A change that makes accuracy worse fails here. A new independent point may move a median the other way without
-the model changing: the cap then follows the ledger, and the commit says so.
+Accuracy is gated on the frozen test set (sources no factor is fitted to) and on leave-one-source-out
+cross-validation over the fit set, never on in-sample figures and never by reading a fitted constant back.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
+from collections import defaultdict
 from datetime import date
 
 import pytest
 
-from api.adapters.storage.reference import calibration_points, shipped_ledger
+from api.adapters.storage.reference import calibration_points, cross_validation, shipped_ledger
+from domain.calibration.harness import reproduce
+from domain.calibration.holdout import TEST_SHARE, majority, source_group
+from domain.calibration.ledger import BAND_COVERAGE, band, score
 from domain.catalog import Catalog
-from domain.planning.accuracy import BAND_COVERAGE, band, reproduce
 
 POINTS = calibration_points()
-MAX_MEDIAN_ERROR = 0.0574
-MAX_HOPPER_INFERENCE_MEDIAN = 0.0643
-MAX_POINT_ERROR = 0.30
+MAX_TEST_MEDIAN = 0.10
+MAX_TEST_POINT = 0.35
+MAX_CV_MEDIAN = 0.10
+# A kind's band coverage is judged once it has this many test points (fewer say little about 80%).
+KIND_COVERAGE_POINTS = 5
 
 
 def test_points_are_distinct_and_sourced() -> None:
@@ -50,24 +55,71 @@ def test_point_reproduces_with_a_finite_band(reference: Catalog, point) -> None:
     assert 0 < found.low <= found.expected <= found.high, point.id
 
 
-def test_bands_contain_at_least_80_percent_of_the_points() -> None:
-    ledger = shipped_ledger()
-    inside = 0
-    for item in ledger.reproductions:
-        low, high = band(item.expected, item.low, item.high, ledger.spread(item.family, item.point.kind))
-        inside += low <= item.point.value <= high
-    assert inside / len(ledger.reproductions) >= BAND_COVERAGE
-    for row in ledger.rows:
-        assert row.band_coverage_pct >= 100 * BAND_COVERAGE or row.points < 5, row
+def test_the_split_holds_out_whole_sources_in_every_stratum(reference: Catalog) -> None:
+    scored = score(reference, POINTS, {})
+    sides: dict[str, set[str]] = defaultdict(set)
+    strata: dict[str, list[str]] = defaultdict(list)
+    for item in scored:
+        sides[item.group].add(item.side)
+        strata[item.group].append(f"{item.reproduction.family}/{item.reproduction.point.kind}")
+    assert all(len(found) == 1 for found in sides.values())  # a source is never split
+    held = {group for group, found in sides.items() if found == {"test"}}
+    assert len(held) >= TEST_SHARE * len(sides)
+    by_stratum: dict[str, set[str]] = defaultdict(set)
+    for group, labels in strata.items():
+        by_stratum[majority(labels)].add(group)
+    for stratum, groups in by_stratum.items():
+        if len(groups) >= 2:
+            assert groups & held, stratum
 
 
-def test_median_error_does_not_regress() -> None:
-    errors = [abs(item.error) for item in shipped_ledger().reproductions]
-    assert statistics.median(errors) <= MAX_MEDIAN_ERROR
-    hopper = [
-        abs(i.error) for i in shipped_ledger().reproductions if (i.family, i.point.kind) == ("hopper", "inference")
+def test_the_split_does_not_depend_on_the_order_of_the_points(reference: Catalog) -> None:
+    shuffled = list(POINTS)
+    random.Random(7).shuffle(shuffled)
+    sides = {item.reproduction.point.id: item.side for item in score(reference, POINTS, {})}
+    assert sides == {item.reproduction.point.id: item.side for item in score(reference, shuffled, {})}
+
+
+def test_the_cross_validation_file_is_current(reference: Catalog) -> None:
+    cross = cross_validation()
+    fit = [item.reproduction for item in score(reference, POINTS, {}) if item.side == "fit"]
+    missing = [item.point.id for item in fit if item.point.id not in cross]
+    stale = [
+        item.point.id for item in fit if item.point.id in cross and cross[item.point.id].in_sample != item.expected
     ]
-    assert statistics.median(hopper) <= MAX_HOPPER_INFERENCE_MEDIAN
+    assert not missing and not stale, "run `uv run python bench/cross_validate.py --write`"
+    test_ids = {item.reproduction.point.id for item in score(reference, POINTS, {}) if item.side == "test"}
+    assert not test_ids & set(cross)  # the test set is never refit without itself: it is never fitted at all
+
+
+def test_the_test_set_is_within_the_published_accuracy() -> None:
+    test = [item for item in shipped_ledger().scored if item.side == "test"]
+    errors = [item.error for item in test]
+    assert statistics.median(errors) <= MAX_TEST_MEDIAN
+    assert max(errors) <= MAX_TEST_POINT, max(test, key=lambda item: item.error).reproduction.point.id
+
+
+def test_bands_hold_80_percent_of_the_test_set_overall_and_per_kind() -> None:
+    ledger = shipped_ledger()
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for item in ledger.scored:
+        if item.side != "test":
+            continue
+        found = item.reproduction
+        low, high = band(found.expected, found.low, found.high, ledger.spread(found.family, found.point.kind))
+        by_kind[found.point.kind].append(low <= found.point.value <= high)
+    everything = [flag for flags in by_kind.values() for flag in flags]
+    assert sum(everything) / len(everything) >= BAND_COVERAGE
+    for kind, flags in by_kind.items():
+        if len(flags) >= KIND_COVERAGE_POINTS:
+            assert sum(flags) / len(flags) >= BAND_COVERAGE, kind
+
+
+def test_cross_validation_keeps_its_promises() -> None:
+    totals = shipped_ledger().totals
+    assert totals.cv_median_error_pct is not None and totals.cv_band_coverage_pct is not None
+    assert totals.cv_median_error_pct <= 100 * MAX_CV_MEDIAN
+    assert totals.cv_band_coverage_pct >= 100 * BAND_COVERAGE
 
 
 def test_bands_never_reach_zero() -> None:
@@ -77,10 +129,6 @@ def test_bands_never_reach_zero() -> None:
         assert low > 0, item.point.id
 
 
-def test_no_point_is_off_by_more_than_30_percent() -> None:
-    over = sorted(
-        (item.point.id, round(item.error, 3))
-        for item in shipped_ledger().reproductions
-        if abs(item.error) > MAX_POINT_ERROR
-    )
-    assert not over
+def test_a_source_is_named_the_same_whatever_its_spelling() -> None:
+    assert source_group("https://www.example.com/a/b/") == source_group("http://example.com/a/b#x")
+    assert source_group("https://example.com/a") != source_group("https://example.com/b")

@@ -8,7 +8,7 @@ import msgspec
 import pytest
 
 from domain.catalog import Catalog, CatalogError, Gpu, Offer, System, decode_records
-from domain.reference import REFERENCE_FILES, parse_reference
+from domain.catalog.reference_files import REFERENCE_FILES, parse_reference
 
 
 def raw(record: Any) -> dict[str, Any]:

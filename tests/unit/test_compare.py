@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.compare import compare_gpus
-from domain.explain import comparison_summary
+from domain.narrative.summaries import comparison_summary
+from domain.pricing.compare import compare_gpus
 
 
 def test_ratios_to_the_first_gpu(reference: Catalog) -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from api.adapters.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
-from domain.performance import seconds_per_image
-from domain.planning.accuracy import reproduce
+from domain.hardware.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
+from domain.performance.training import seconds_per_image
 from tests.conftest import gpu
 
 

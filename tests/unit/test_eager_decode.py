@@ -8,9 +8,10 @@ import msgspec
 import pytest
 
 from api.adapters.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.engine_releases import EAGER_MLA_LAYER_HOST_US, decode_host_seconds
-from domain.planning.accuracy import reproduce
+from domain.performance.engine_releases import decode_host_seconds
+from domain.performance.release_history import EAGER_MLA_LAYER_HOST_US
 from tests.conftest import llm
 
 WHEN = date(2025, 3, 18)

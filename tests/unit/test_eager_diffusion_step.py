@@ -8,9 +8,10 @@ import msgspec
 import pytest
 
 from api.adapters.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.engine_releases import EAGER_DIFFUSION_STEP_HOST_US, diffusion_step_host_seconds
-from domain.planning.accuracy import reproduce
+from domain.performance.engine_releases import diffusion_step_host_seconds
+from domain.performance.release_history import EAGER_DIFFUSION_STEP_HOST_US
 
 WHEN = date(2023, 7, 1)
 

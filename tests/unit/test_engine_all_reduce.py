@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.engines import ENGINES
-from domain.serving import InstanceSpeed, Layout
+from domain.performance.engines import ENGINES
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 
 
 def speed(reference: Catalog, gpu_id: str, tensor: int, engine: str) -> InstanceSpeed:

@@ -7,10 +7,11 @@ from datetime import UTC, date, datetime
 import pytest
 
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate
-from domain.memory import GB, inference_memory
+from domain.performance.memory import GB, inference_memory
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
-from domain.workloads import InferenceWorkload, WorkloadError
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate
 from tests.conftest import gpu, llm
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)

@@ -1,9 +1,10 @@
 """FP8 weight GEMMs at decode: half the 16-bit time plus the measured fixed latency per GEMM."""
 
 from api.adapters.storage import reference as R
-from domain.fp8_gemms import FP8_BLOCK_GEMM_US, FP8_GEMM_US, dense_gemms_per_layer, fp8_gemm_latency
-from domain.serving import InstanceSpeed, Layout
-from domain.workloads import InferenceWorkload
+from domain.performance.fp8_gemms import FP8_BLOCK_GEMM_US, FP8_GEMM_US, dense_gemms_per_layer, fp8_gemm_latency
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
+from domain.workloads.requests import InferenceWorkload
 from tests.conftest import run_estimate
 
 CATALOG = R.load_reference_catalog()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from domain.catalog import Catalog
-from domain.hf_config import HfConfigError, llm_from_hf_config
+from domain.catalog.hf_config import HfConfigError, llm_from_hf_config
 from tests.conftest import llm
 
 CONFIGS = Path(__file__).parent.parent / "fixtures" / "hf_configs"
@@ -72,3 +72,40 @@ def test_a_broken_config_names_the_field(change: dict[str, Any], field: str) -> 
     with pytest.raises(HfConfigError) as raised:
         llm_from_hf_config(broken)
     assert raised.value.field == field and field in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "field"),
+    [
+        # "false" is a non-empty string, so it was read as true: 8.03B parameters became 7.5B.
+        ("llama-3.1-8b", {"tie_word_embeddings": "false"}, "tie_word_embeddings"),
+        ("qwen2.5-7b", {"use_sliding_window": "no"}, "use_sliding_window"),
+        # Grouped-query attention needs equal groups.
+        ("llama-3.1-8b", {"num_key_value_heads": 3}, "num_key_value_heads"),
+        # Without head_dim the head size is hidden_size / heads, which must be whole.
+        ("mistral-7b", {"hidden_size": 4095}, "hidden_size"),
+        ("mistral-7b", {"hidden_size": 1, "num_attention_heads": 1, "num_key_value_heads": 1}, "hidden_size"),
+        ("mistral-7b", {"vocab_size": 3}, "vocab_size"),
+        ("mistral-7b", {"max_position_embeddings": 2}, "max_position_embeddings"),
+        ("mistral-7b", {"torch_dtype": "float128"}, "torch_dtype"),
+        ("mistral-7b", {"torch_dtype": 16}, "torch_dtype"),
+        ("gpt-oss-120b", {"layer_types": ["sliding_attention", "full_attention"] * 17}, "layer_types"),
+        ("gpt-oss-120b", {"layer_types": ["sliding_attention", "mystery"] * 18}, "layer_types"),
+        ("qwen3-30b-a3b", {"mlp_only_layers": [0, 0]}, "mlp_only_layers"),
+        ("qwen3-30b-a3b", {"mlp_only_layers": [48]}, "mlp_only_layers"),
+        ("qwen3-30b-a3b", {"mlp_only_layers": "0,1"}, "mlp_only_layers"),
+    ],
+)
+def test_a_config_the_model_could_not_have_is_refused_naming_the_field(
+    name: str, change: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(HfConfigError) as raised:
+        llm_from_hf_config(config(name) | change)
+    assert raised.value.field == field and field in raised.value.message
+
+
+def test_booleans_and_dtypes_the_config_states_are_read_as_stated() -> None:
+    untied = llm_from_hf_config(config("llama-3.1-8b") | {"tie_word_embeddings": False})
+    tied = llm_from_hf_config(config("llama-3.1-8b") | {"tie_word_embeddings": True})
+    assert untied.params_b == pytest.approx(8.03, rel=0.01) and tied.params_b < untied.params_b
+    assert llm_from_hf_config(config("mistral-7b") | {"torch_dtype": "float16"}).native_precision == "fp16"

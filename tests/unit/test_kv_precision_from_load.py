@@ -6,7 +6,7 @@ import re
 
 from api.adapters.storage.reference import calibration_points
 from domain.catalog import Catalog
-from domain.memory import InstanceShape, usable_memory_bytes
+from domain.performance.memory import InstanceShape, usable_memory_bytes
 from tests.conftest import llm
 
 

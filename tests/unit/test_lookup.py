@@ -29,3 +29,20 @@ def test_lowest_price_per_pricing_model(reference: Catalog) -> None:
     on_demand = [o.usd_per_gpu_hour for o in reference.offers_for_gpu("mi300x") if o.pricing == "on_demand"]
     assert lowest["on_demand"].usd_per_gpu_hour == min(on_demand)
     assert lowest["spot"].provider == "crusoe"
+
+
+def test_suggestions_rank_by_edits_to_the_start_of_a_name(reference: Catalog) -> None:
+    # "h100x" is one edit from the start of every H100; "v100" is as few edits from the whole name but means another.
+    assert set(reference.suggest("gpu", "h100x")) == {"h100-sxm", "h100-pcie", "h100-nvl"}
+    assert reference.suggest("gpu", "mi350")[:2] == ["mi350x", "mi355x"]
+    assert reference.suggest("model", "llama3-70")[0] == "llama-3.1-70b"
+    assert reference.suggest("gpu", "zzzzzz") == []
+
+
+def test_closest_enum_values() -> None:
+    from domain.catalog.names import closest
+
+    kinds = ("inference", "training", "fine_tuning", "image_generation")
+    assert closest("inferance", kinds) == ["inference"]
+    assert closest("nvidiaa", ("nvidia", "amd", "intel", "huawei")) == ["nvidia"]
+    assert closest("x" * 300, kinds) == []

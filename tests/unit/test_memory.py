@@ -5,20 +5,18 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog, DiffusionModel
-from domain.memory import (
+from domain.performance.memory import (
     GIB,
-    activation_bytes,
     diffusion_memory,
     experts_touched,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
     kv_elements_per_token_layer,
-    lora_params,
     moe_split,
-    training_memory,
     usable_memory_bytes,
     weights_bytes,
 )
+from domain.performance.training_memory import activation_bytes, lora_params, training_memory
 from tests.conftest import gpu, llm
 
 # ---------------------------------------------------------------- weights

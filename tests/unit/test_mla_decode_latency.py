@@ -1,9 +1,10 @@
 """vLLM's MLA decode block: a measured fixed latency per layer over the other engines' on Hopper."""
 
 from api.adapters.storage import reference as R
-from domain.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
-from domain.serving import InstanceSpeed, Layout
-from domain.workloads import InferenceWorkload
+from domain.performance.layout import Layout
+from domain.performance.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
+from domain.performance.serving import InstanceSpeed
+from domain.workloads.requests import InferenceWorkload
 from tests.conftest import run_estimate
 
 CATALOG = R.load_reference_catalog()

@@ -1,8 +1,8 @@
 """SGLang's Hopper MLA decode with an FP8 cache casts its whole KV pool every layer; the launch avoids it."""
 
 from api.adapters.storage import reference as R
-from domain.mla import casts_fp8_pool
-from domain.workloads import InferenceWorkload
+from domain.performance.mla import casts_fp8_pool
+from domain.workloads.requests import InferenceWorkload
 from tests.conftest import run_estimate
 
 CATALOG = R.with_ledger(R.load_reference_catalog())

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from domain import mla
 from domain.catalog import Catalog
-from domain.efficiency import EFFICIENCY, Scenario
-from domain.serving import InstanceSpeed, Layout
+from domain.hardware.efficiency import EFFICIENCY, Scenario
+from domain.performance import mla
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from tests.conftest import gpu, llm
 
 
@@ -34,8 +35,9 @@ def test_the_curve_runs_from_16_to_128_heads_per_gpu_and_stays_inside_its_ends()
     few = mla.prefill_speed("hopper", 8, 16, "expected")
     many = mla.prefill_speed("hopper", 8, 128, "expected")
     middle = mla.prefill_speed("hopper", 8, 2**5.5, "expected")  # halfway in log2
-    assert (few, many) == (1.06, 1.26)
-    assert middle == pytest.approx(1.16)
+    # Faster with more heads per GPU, log-linear between the tables' ends.
+    assert 1.0 < few < many
+    assert middle == pytest.approx((few + many) / 2)
     assert mla.prefill_speed("hopper", 8, 4, "expected") == few
     assert mla.prefill_speed("hopper", 8, 512, "expected") == many
     assert mla.prefill_speed("cdna3", 16, 16, "expected") is None  # the 16-bit GEMM rate

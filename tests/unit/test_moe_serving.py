@@ -8,13 +8,14 @@ import msgspec
 import pytest
 
 from api.adapters.storage.reference import calibration_points
+from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.efficiency import BLOCK_FP8_MOE
-from domain.engine_releases import decode_slowdown
-from domain.memory import experts_touched
-from domain.peaks import compute_tflops
-from domain.planning.accuracy import reproduce
-from domain.serving import InstanceSpeed, Layout
+from domain.hardware.efficiency import BLOCK_FP8_MOE
+from domain.hardware.peaks import compute_tflops
+from domain.performance.engine_releases import decode_slowdown
+from domain.performance.layout import Layout
+from domain.performance.memory import experts_touched
+from domain.performance.serving import InstanceSpeed
 from tests.conftest import gpu, llm
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.memory import kv_bytes_per_sequence, kv_bytes_per_token
+from domain.performance.memory import kv_bytes_per_sequence, kv_bytes_per_token
 from tests.conftest import llm
 
 

@@ -8,11 +8,12 @@ from datetime import UTC, date, datetime
 import pytest
 
 from domain.catalog import Catalog, LlmModel
-from domain.estimates import ExchangeRate, Option
-from domain.performance import TrainingSpeed
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
+from domain.performance.training import TrainingSpeed
 from domain.planning import EstimateRequest, LayoutRequest, estimate
-from domain.serving import InstanceSpeed, Layout
-from domain.workloads import FineTuningWorkload, InferenceWorkload
+from domain.workloads.requests import FineTuningWorkload, InferenceWorkload
+from domain.workloads.results import ExchangeRate, Option
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 1), source="test")

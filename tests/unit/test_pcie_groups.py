@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from domain.catalog import Catalog
-from domain.collectives import PCIE_BEYOND_PAIR, PCIE_GBPS
-from domain.links import link_gbps
+from domain.hardware.collectives import PCIE_BEYOND_PAIR, PCIE_GBPS
+from domain.hardware.links import link_gbps
 
 
 def test_pcie_pairs_keep_the_switch_rate_and_larger_groups_share_the_root_complex(reference: Catalog) -> None:

@@ -7,19 +7,19 @@ import shlex
 import pytest
 
 from domain.catalog import Catalog
-from domain.efficiency import EFFICIENCY, family_of
-from domain.estimates import Option
+from domain.hardware.efficiency import EFFICIENCY, family_of
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
 from domain.planning import LayoutRequest, RecommendationRequest, recommend
-from domain.serving import InstanceSpeed, Layout
-from domain.workloads import (
+from domain.workloads.requests import (
     Constraints,
     FineTuningWorkload,
     ImageGenerationWorkload,
     InferenceWorkload,
     TrainingWorkload,
-    WorkloadError,
-    normalise,
 )
+from domain.workloads.resolve import WorkloadError, normalise
+from domain.workloads.results import Option
 from tests.conftest import NOW, RATE, gpu, llm, run_estimate
 
 

@@ -11,26 +11,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.catalog import Catalog, DiffusionModel, LlmModel
-from domain.estimates import Currency, ExchangeRate, Option, Recommendation
-from domain.memory import (
+from domain.performance.memory import (
     BYTES_PER_PARAM,
     KV_BYTES,
     inference_memory,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
-    training_memory,
     weights_bytes,
 )
+from domain.performance.training_memory import training_memory
 from domain.planning import EstimateRequest, RecommendationRequest, estimate, recommend
-from domain.pricing import HOURS_PER_MONTH
-from domain.workloads import (
+from domain.pricing.costs import HOURS_PER_MONTH
+from domain.workloads.requests import (
     Constraints,
+    Currency,
     FineTuningWorkload,
     ImageGenerationWorkload,
     InferenceWorkload,
     TrainingWorkload,
-    WorkloadError,
 )
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate, Option, Recommendation
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=date(2026, 11, 29), source="test")
@@ -342,12 +343,14 @@ def test_ranking_is_deterministic_and_ordered(reference: Catalog, data: st.DataO
     ranks = [option.rank for option in first.options]
     assert ranks == list(range(1, len(ranks) + 1))
     assert len(ranks) <= request.limit
-    # options priced with offers past the age limit come after the fresh ones
-    keys = [
-        (option.meets_targets, not (option.cost is not None and option.cost.stale_price), option.score)
-        for option in first.options
-    ]
-    assert keys == sorted(keys, reverse=True)
+    # options that meet the targets first, then the objective (the score; under `cost` the cost of meeting the need,
+    # the score breaking ties): a price's age never outranks it
+    if request.objective == "cost":
+        met = [option.meets_targets for option in first.options]
+        assert met == sorted(met, reverse=True)
+    else:
+        keys = [(option.meets_targets, option.score) for option in first.options]
+        assert keys == sorted(keys, reverse=True)
     # every GPU of the catalog is either an option or an exclusion, never both
     shown = [option.gpu.id for option in first.options]
     left_out = [exclusion.gpu for exclusion in first.excluded]

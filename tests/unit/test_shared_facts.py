@@ -11,11 +11,11 @@ import msgspec
 import pytest
 
 from api.adapters.storage.reference import load_reference_catalog
-from domain import serving
-from domain.estimates import ExchangeRate
+from domain.performance import serving
 from domain.planning import RecommendationRequest, recommend
-from domain.planning import plan as plan_module
 from domain.planning import ranking as ranking_module
+from domain.planning.facts import SHARED, CheckFact, CopyFact, Facts, ModelFact
+from domain.workloads.results import ExchangeRate
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
@@ -36,6 +36,13 @@ WORKLOADS: list[dict[str, Any]] = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def fresh_store() -> Any:
+    SHARED.clear()
+    yield
+    SHARED.clear()
+
+
 def answer(catalog: Any, workload: dict[str, Any], **extra: Any) -> bytes:
     request = msgspec.convert({"workload": workload, **extra}, RecommendationRequest)
     return msgspec.json.encode(recommend(catalog, request, now=NOW, lang="en", rate=RATE))
@@ -47,9 +54,10 @@ def test_an_answer_is_the_same_on_a_warm_catalog_as_on_a_fresh_one(index: int) -
     for earlier in WORKLOADS:
         answer(warm, earlier)
         answer(warm, earlier, constraints={"providers": ["lambda", "runpod"], "max_gpus": 8})
-    assert warm.derived, "nothing was shared: the test would prove nothing"
-    fresh = load_reference_catalog()
-    assert answer(warm, WORKLOADS[index]) == answer(fresh, WORKLOADS[index])
+    assert len(SHARED), "nothing was shared: the test would prove nothing"
+    after_others = answer(warm, WORKLOADS[index])
+    SHARED.clear()
+    assert after_others == answer(load_reference_catalog(), WORKLOADS[index])
 
 
 def test_constraints_that_change_the_offers_are_not_answered_from_another_requests_facts() -> None:
@@ -58,10 +66,12 @@ def test_constraints_that_change_the_offers_are_not_answered_from_another_reques
     everyone = answer(warm, workload)
     one_provider = answer(warm, workload, constraints={"providers": ["lambda"]})
     own_price = answer(warm, workload, constraints={"prices": {"h100-sxm": 0.5}})
-    fresh = load_reference_catalog()
-    assert one_provider == answer(fresh, workload, constraints={"providers": ["lambda"]})
-    assert own_price == answer(load_reference_catalog(), workload, constraints={"prices": {"h100-sxm": 0.5}})
-    assert everyone == answer(load_reference_catalog(), workload)
+    SHARED.clear()
+    assert one_provider == answer(warm, workload, constraints={"providers": ["lambda"]})
+    SHARED.clear()
+    assert own_price == answer(warm, workload, constraints={"prices": {"h100-sxm": 0.5}})
+    SHARED.clear()
+    assert everyone == answer(warm, workload)
     assert len({everyone, one_provider, own_price}) == 3
 
 
@@ -71,17 +81,28 @@ def test_a_pasted_model_is_never_shared_with_other_requests() -> None:
     # Named like a catalog model: sharing by name would mix the two up.
     custom = {"name": "llama-3.1-70b", "hf_config": config}
     answer(catalog, {"kind": "inference", "custom_model": custom, "concurrency": 4})
-    model_ids = {model.id for model in catalog.models}
-    assert not [key for key in catalog.derived if key[0] in model_ids]
-    assert answer(catalog, WORKLOADS[0]) == answer(load_reference_catalog(), WORKLOADS[0])
+    assert not [key for key, _ in SHARED.items() if isinstance(key, ModelFact)]
+    mixed = answer(catalog, WORKLOADS[0])
+    SHARED.clear()
+    assert mixed == answer(catalog, WORKLOADS[0])
 
 
 def test_the_store_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(plan_module, "DERIVED_MAX", 50)
+    monkeypatch.setattr(SHARED, "limit", 50)
     catalog = load_reference_catalog()
     for concurrency in range(1, 40, 3):
         answer(catalog, {"kind": "inference", "model": "llama-3.1-8b", "concurrency": concurrency})
-        assert len(catalog.derived) <= 50
+        assert len(SHARED) <= 50
+
+
+def test_a_fact_is_built_once_per_key_and_keys_of_another_catalog_never_meet() -> None:
+    store = Facts(limit=10)
+    built: list[str] = []
+    key = ModelFact(catalog="v1", model="m")
+    assert store.get(key, lambda: built.append("a") or "a") == "a"
+    assert store.get(ModelFact(catalog="v1", model="m"), lambda: built.append("b") or "b") == "a"
+    assert store.get(ModelFact(catalog="v2", model="m"), lambda: built.append("c") or "c") == "c"
+    assert built == ["a", "c"]
 
 
 def test_a_shared_speed_model_keeps_a_bounded_set_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,16 +110,15 @@ def test_a_shared_speed_model_keeps_a_bounded_set_of_points(monkeypatch: pytest.
     catalog = load_reference_catalog()
     for concurrency in range(1, 60, 4):
         answer(catalog, {"kind": "inference", "model": "llama-3.1-8b", "concurrency": concurrency})
-    copies = [value for key, value in catalog.derived.items() if key[1] == "copy"]
+    copies = [value for key, value in SHARED.items() if isinstance(key, CopyFact)]
     assert copies
-    assert all(len(copy.speed._points) <= 20 for copy in copies)
+    assert all(copy.speed._quiet_point.cache_info().currsize <= 20 for copy in copies)
 
 
 def test_shared_exclusions_keep_no_exception_and_so_no_frames() -> None:
     catalog = load_reference_catalog()
     answer(catalog, WORKLOADS[0])
-    tables = [value for key, value in catalog.derived.items() if key[1] == "checks" and key[3] == "inference_check"]
-    checks = [result for table in tables for result in table.values()]
+    checks = [value for key, value in SHARED.items() if isinstance(key, CheckFact)]
     assert any(error is not None for _, error in checks)
     parts = [part for value, error in checks for part in (value, *(error or ()))]
     assert not any(isinstance(part, BaseException) for part in parts)
@@ -119,6 +139,7 @@ def test_a_later_load_skips_planning_the_gpus_the_shape_already_excluded(monkeyp
     second = json.loads(answer(catalog, shape | {"concurrency": 77}))
     planned_second = set(planned)
     planned.clear()
+    SHARED.clear()
     alone = json.loads(answer(load_reference_catalog(), shape | {"concurrency": 77}))
     # Most GPUs fail the fit or renter checks of this shape whatever the load: a later load plans only the others.
     assert len(first["excluded"]) > len(catalog.gpus) // 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench.speed import Outcome, median_round, scenarios
+from bench.speed_scenarios import Outcome, median_round, scenarios
 
 
 def outcome(scenario: str, requests_per_s: float) -> Outcome:

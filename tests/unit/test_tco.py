@@ -9,10 +9,12 @@ import msgspec
 import pytest
 
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate, Lang
-from domain.tco import HOURS_PER_YEAR, tco
-from domain.tco_schema import RentOption, TcoRead, TcoRequest
-from domain.workloads import WorkloadError
+from domain.pricing.tco import tco
+from domain.pricing.tco_inputs import HOURS_PER_YEAR
+from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
+from domain.workloads.requests import Lang
+from domain.workloads.resolve import WorkloadError
+from domain.workloads.results import ExchangeRate
 
 TODAY = date(2026, 11, 29)
 RATE = ExchangeRate(usd_to_cny=7.10, as_of=TODAY, source="test rate")
@@ -228,10 +230,10 @@ def test_cny_converts_money_with_the_rate(reference: Catalog) -> None:
 
 
 def test_pricing_without_offers_is_listed_as_not_available(reference: Catalog) -> None:
-    result = run(reference, gpu="h100-sxm", pricing=["spot", "spot"])
+    result = run(reference, gpu="gaudi3", pricing=["spot", "spot"])
     assert result.rent == [] and result.cheaper is None and result.rent_vs_buy_pct is None
     assert [(u.pricing, u.reason) for u in result.not_available] == [
-        ("spot", "No spot offer for NVIDIA H100 SXM5 80GB.")
+        ("spot", "No spot offer for Intel Gaudi 3 (OAM HL-325L).")
     ]
     assert result.break_even_utilization is None and "nothing to compare" in result.summary
 

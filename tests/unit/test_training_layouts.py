@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from domain.catalog import Catalog
-from domain.estimates import ExchangeRate, Option
-from domain.explain import duration
-from domain.peaks import compute_tflops
-from domain.performance import training_flops_per_token
+from domain.hardware.peaks import compute_tflops
+from domain.narrative.explain import duration
+from domain.performance.training import training_flops_per_token
 from domain.planning import EstimateRequest, estimate
-from domain.workloads import FineTuningWorkload, TrainingWorkload
+from domain.workloads.requests import FineTuningWorkload, TrainingWorkload
+from domain.workloads.results import ExchangeRate, Option
 from tests.conftest import gpu, llm
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)

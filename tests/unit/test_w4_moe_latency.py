@@ -1,8 +1,9 @@
 """4-bit weight-only routed experts at decode: the measured latency per MoE layer and expert, bytes at a set rate."""
 
 from api.adapters.storage import reference as R
-from domain.serving import InstanceSpeed, Layout
-from domain.w4_moe import W4_MOE, w4_moe_latency
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
+from domain.performance.w4_moe import W4_MOE, w4_moe_latency
 
 CATALOG = R.load_reference_catalog()
 

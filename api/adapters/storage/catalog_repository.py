@@ -93,6 +93,7 @@ def offer_from_row(row: Any) -> dict[str, Any]:
         "ram_gb": row.ram_gb,
         "bare_metal": row.bare_metal,
         "region": row.region,
+        "tier": row.tier,
         "as_of": row.as_of,
         "source": row.source,
         "notes": row.notes,
@@ -198,7 +199,13 @@ async def _last_actors(session: AsyncSession) -> dict[str, str]:
 
 
 def history_row(
-    offer: Offer, *, change: str, actor: str, previous: float | None, now: datetime
+    offer: Offer,
+    *,
+    change: str,
+    actor: str,
+    previous: float | None,
+    now: datetime,
+    superseded_by: str | None = None,
 ) -> OfferPriceHistoryRow:
     """The history entry for one change of an offer."""
     return OfferPriceHistoryRow(
@@ -208,8 +215,10 @@ def history_row(
         usd_per_gpu_hour=None if change == "deleted" else offer.usd_per_gpu_hour,
         previous_usd_per_gpu_hour=previous,
         pricing=offer.pricing,
+        tier=offer.tier,
         as_of=offer.as_of,
         source=offer.source,
+        superseded_by=superseded_by,
         recorded_at=now,
     )
 

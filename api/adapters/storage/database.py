@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
 from sqlalchemy import Engine, event
 from sqlalchemy import create_engine as sqlalchemy_create_engine
-from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DataError, DBAPIError, IntegrityError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.pool import SingletonThreadPool
 
@@ -90,3 +92,33 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions whose objects stay readable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+# How each engine says a table is missing: the schema was never migrated (or is older than the code).
+_NO_TABLE = re.compile(r"no such table: (\w+)|relation \"(\w+)\" does not exist|UndefinedTable")
+
+
+def explain_database_error(error: BaseException, database_url: str) -> str:
+    """One readable line for a database failure: not migrated, not reachable, or what the driver said, no SQL."""
+    where = _where(database_url)
+    text = str(getattr(error, "orig", None) or error)
+    missing = _NO_TABLE.search(text)
+    if missing:
+        table = missing.group(1) or missing.group(2)
+        found = f" (no table {table})" if table else ""
+        return f"the database {where} is not migrated{found}: run `gpu-advisor migrate`, then `gpu-advisor seed`"
+    reason = text.split("\n")[0].split("[SQL:")[0].strip()
+    if isinstance(error, OSError | TimeoutError) or isinstance(getattr(error, "orig", None), OSError):
+        return f"cannot reach the database {where} ({reason or type(error).__name__}); check DATABASE_URL"
+    return f"the database {where} failed: {reason or type(error).__name__}"
+
+
+def _where(database_url: str) -> str:
+    """Where the database is, without its password."""
+    try:
+        url = make_url(database_url)
+    except ArgumentError:
+        return "in DATABASE_URL"
+    if url.get_backend_name() == "sqlite":
+        return f"file {url.database or ':memory:'}"
+    return f"at {url.host or 'localhost'}:{url.port or 5432}/{url.database or ''}"

@@ -16,11 +16,11 @@ from sqlalchemy.orm import InstrumentedAttribute
 from api.adapters.storage.catalog_repository import (
     history_row,
     load_catalog,
+    load_changed_offers,
     lock_catalog_writes,
     offer_columns,
     offer_from_row,
     record_version,
-    stored_version,
     with_offers,
 )
 from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow
@@ -60,16 +60,59 @@ async def write_offers(
     catalog is that snapshot with the changed offers swapped, without reading every table back.
     Raises CatalogError when the catalog that would result is invalid (the transaction must then be rolled back).
     """
+    return (await write_offer_batch(session, [OfferChange(upserts, deletes, actor)], current=current))[0]
+
+
+@dataclass(frozen=True)
+class OfferChange:
+    """One client's change: offers to create or replace, ids to delete, and who asked."""
+
+    upserts: Sequence[Offer]
+    deletes: Sequence[str]
+    actor: str
+
+
+async def write_offer_batch(
+    session: AsyncSession, changes: Sequence[OfferChange], *, current: Catalog | None = None
+) -> list[WriteReport]:
+    """Apply several clients' changes, in order, under one write lock and one new catalog version.
+
+    Each change gets its own report (a later one sees what an earlier one wrote); all share the version. The
+    catalog is computed once for the lot: the global lock is taken once per batch, not once per client.
+    """
     await lock_catalog_writes(session)
+    # Before any change is flushed: `current` brought up to the stored version when only offers differ (another
+    # instance's writes), so even a stale snapshot spares reading and validating every table.
+    base = await load_changed_offers(session, current) if current is not None else None
     now = datetime.now(UTC)
-    ids = [offer.id for offer in upserts] + list(deletes)
+    ids = [offer.id for change in changes for offer in change.upserts] + [i for c in changes for i in c.deletes]
     stored = {row.id: row for row in (await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)))).all()}
+    reports = [await _apply(session, stored, change, now) for change in changes]
+    await session.flush()
+    if any(report.changed for report in reports):
+        written = {offer.id: offer for change in changes for offer in change.upserts}
+        kept = [written[offer_id] for offer_id in written if offer_id in stored]
+        gone = [offer_id for report in reports for offer_id in report.deleted if offer_id not in stored]
+        catalog: Catalog | None = (
+            await asyncio.to_thread(with_offers, base, kept, gone) if base is not None else await load_catalog(session)
+        )
+        version = catalog.version if catalog else ""
+        await record_version(session, version, now)
+        for report in reports:
+            report.version, report.catalog = version, catalog
+    return reports
+
+
+async def _apply(session: AsyncSession, stored: dict[str, OfferRow], change: OfferChange, now: datetime) -> WriteReport:
+    """One change on the rows (`stored` is kept current for the changes after it)."""
     report = WriteReport()
-    for offer in upserts:
+    for offer in change.upserts:
         row = stored.get(offer.id)
         if row is None:
-            session.add(OfferRow(**offer_columns(offer), updated_at=now))
-            session.add(history_row(offer, change="created", actor=actor, previous=None, now=now))
+            row = OfferRow(**offer_columns(offer), updated_at=now)
+            session.add(row)
+            stored[offer.id] = row
+            session.add(history_row(offer, change="created", actor=change.actor, previous=None, now=now))
             report.created.append(offer.id)
             continue
         if offer_from_row(row) == msgspec.structs.asdict(offer):
@@ -79,27 +122,18 @@ async def write_offers(
         for column, value in offer_columns(offer).items():
             setattr(row, column, value)
         row.updated_at = now
-        session.add(history_row(offer, change="updated", actor=actor, previous=previous, now=now))
+        session.add(history_row(offer, change="updated", actor=change.actor, previous=previous, now=now))
         report.updated.append(offer.id)
-    for offer_id in deletes:
-        row = stored.get(offer_id)
-        if row is None:
+    for offer_id in change.deletes:
+        stored_row = stored.pop(offer_id, None)
+        if stored_row is None:
             continue
-        gone = msgspec.convert(offer_from_row(row), Offer)
-        session.add(history_row(gone, change="deleted", actor=actor, previous=row.usd_per_gpu_hour, now=now))
-        await session.delete(row)
+        gone = msgspec.convert(offer_from_row(stored_row), Offer)
+        session.add(
+            history_row(gone, change="deleted", actor=change.actor, previous=stored_row.usd_per_gpu_hour, now=now)
+        )
+        await session.delete(stored_row)
         report.deleted.append(offer_id)
-    await session.flush()
-    if report.changed:
-        changed = set(report.created) | set(report.updated)
-        if current is not None and await stored_version(session) == current.version:
-            kept = [offer for offer in upserts if offer.id in changed]
-            catalog: Catalog | None = await asyncio.to_thread(with_offers, current, kept, report.deleted)
-        else:
-            catalog = await load_catalog(session)
-        report.version = catalog.version if catalog else ""
-        report.catalog = catalog
-        await record_version(session, report.version, now)
     return report
 
 

@@ -107,6 +107,7 @@ class OfferRow(Base):
     ram_gb: Mapped[float | None] = mapped_column(Float)
     bare_metal: Mapped[bool | None]
     region: Mapped[str | None] = mapped_column(String(120))
+    tier: Mapped[str | None] = mapped_column(String(16))
     as_of: Mapped[date] = mapped_column(Date)
     source: Mapped[str] = mapped_column(Text)
     notes: Mapped[str] = mapped_column(Text, default="")
@@ -131,8 +132,11 @@ class OfferPriceHistoryRow(Base):
     usd_per_gpu_hour: Mapped[float | None] = mapped_column(Money)
     previous_usd_per_gpu_hour: Mapped[float | None] = mapped_column(Money)
     pricing: Mapped[str] = mapped_column(String(32))
+    tier: Mapped[str | None] = mapped_column(String(16))
     as_of: Mapped[date] = mapped_column(Date)
     source: Mapped[str] = mapped_column(Text)
+    # A curated offer a feed's offer of the same identity replaced: the feed offer's id.
+    superseded_by: Mapped[str | None] = mapped_column(String(64))
     recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 

@@ -1,0 +1,233 @@
+"""Offer writes under load: three instances on PostgreSQL behind HAProxy, the same read load with and without writes.
+
+Run from the repository root (aiohttp is the faster client; without it, pass --client httpx):
+
+    uv run --with aiohttp python bench/write_load.py
+    uv run python bench/write_load.py --client httpx --requests 1500 --connections 24
+
+What it does:
+
+1. drops and creates the database `--database-name` (default gpu_advisor_write_bench) through
+   `--postgres-admin-url`, starts a redis-server of its own (loopback, no persistence), then three `gpu-advisor
+   serve` instances (one worker each; the first migrates and seeds) and HAProxy (Debian's) balancing over them
+   round-robin, health-checked on /health/ready;
+2. drives `--requests` requests (default 3000) over `--connections` keep-alive connections twice, through HAProxy:
+   first reads only (catalog lists, single GPUs, comparisons, offers, models), then the same reads with
+   `--write-share` percent (default 6) of them replaced by `PUT /v1/admin/offers/{id}`, each a new price of one of
+   the seeded offers (so every write changes the catalog, bumps its version and makes every instance reload);
+3. prints, per run, the total throughput (requests per second over the run), the read and write p50/p99/max
+   latency in milliseconds and the errors (any answer but 2xx), then the ratio of the two throughputs; with
+   `--json` the figures go to stdout as JSON.
+
+It stops everything it started (and drops the database) at the end, also on errors and Ctrl-C. Exit 1 when a
+request failed, 2 when the benchmark cannot run. Sized for a 2-core machine: everything is on loopback and every
+run is bounded by its request count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench import load_client, servers, stores
+from bench.servers import BenchError
+
+# The balancer the three-instance tests use; `tests` is the repository's, not a package's of that name.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.integration.haproxy import Balancer
+
+API_KEY = "write-bench-key"
+INSTANCES = 3
+READY_TRIES = 600
+REQUEST_TIMEOUT_S = 60.0
+READ_PATHS = (
+    "/v1/gpus?vendor=nvidia",
+    "/v1/gpus?sort=memory_gb&order=desc&limit=10",
+    "/v1/gpus/h100-sxm",
+    "/v1/gpus/mi300x",
+    "/v1/gpus/compare?ids=h100-sxm,h200,mi300x",
+    "/v1/offers?gpu=h100-sxm",
+    "/v1/offers?sort=price&limit=20",
+    "/v1/models",
+    "/v1/systems",
+)
+READ, WRITE = "read", "write"
+
+
+@contextmanager
+def instances(workdir: Path, database_url: str, redis_url: str) -> Iterator[list[str]]:
+    """The URLs of three ready instances on the database and Redis; the first migrates and seeds it."""
+    processes: list[subprocess.Popen[bytes]] = []
+    urls: list[str] = []
+    try:
+        for group in ([0], list(range(1, INSTANCES))):
+            waiting = []
+            for number in group:
+                folder = workdir / f"instance-{number + 1}"
+                folder.mkdir()
+                port = servers.free_port()
+                env = servers.server_env(
+                    database_url,
+                    redis_url,
+                    {"GPU_ADVISOR_API_KEYS": API_KEY, "GPU_ADVISOR_PENDING_SPOOL_DIR": str(folder / "spool")},
+                )
+                log = folder / "server.log"
+                process = servers.start_server(port, env, log, migrate=number == 0)
+                processes.append(process)
+                waiting.append((f"http://{servers.HOST}:{port}", process, log))
+            for url, process, log in waiting:
+                with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
+                    # Three instances importing at once on two busy cores take a while.
+                    servers.wait_until_ready(client, process, log, tries=READY_TRIES)
+                urls.append(url)
+        yield urls
+        for process in processes:
+            if process.poll() is not None:
+                raise BenchError(f"an instance exited during the run (code {process.returncode})")
+    finally:
+        for process in processes:
+            servers.stop_server(process)
+
+
+def offers(url: str) -> list[dict[str, Any]]:
+    """The seeded offers as GET /v1/offers returns them (what a PUT accepts)."""
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
+        answer = client.get("/v1/offers", params={"limit": 200})
+        if answer.status_code != 200:
+            raise BenchError(f"GET /v1/offers answered {answer.status_code}: {answer.text[:200]}")
+        items: list[dict[str, Any]] = answer.json()["items"]
+    return items
+
+
+def plan(count: int, write_share: float, seeded: Sequence[dict[str, Any]], rng: random.Random) -> list[Any]:
+    """`count` requests: reads in a shuffled order, `write_share` percent of them PUTs of a new price."""
+    writes = round(count * write_share / 100)
+    requests = [load_client.Request(READ, "GET", rng.choice(READ_PATHS)) for _ in range(count - writes)]
+    for number in range(writes):
+        offer = rng.choice(seeded)
+        # A price no earlier write set, so each write is a change (history row, new version, reloads).
+        price = round(offer["usd_per_gpu_hour"] * (1 + rng.random()) + number / 10_000, 4)
+        body = json.dumps(offer | {"usd_per_gpu_hour": price}).encode()
+        headers = (("Content-Type", "application/json"), ("X-API-Key", API_KEY))
+        requests.append(load_client.Request(WRITE, "PUT", f"/v1/admin/offers/{offer['id']}", body, headers))
+    rng.shuffle(requests)
+    return requests
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def figures(name: str, requests: Sequence[Any], load: load_client.Load) -> dict[str, Any]:
+    """Throughput, per-class latency and errors of one run."""
+    seconds = load.elapsed_ns / 1e9
+    result: dict[str, Any] = {
+        "run": name,
+        "requests": len(load.indexes),
+        "seconds": round(seconds, 2),
+        "requests_per_s": round(len(load.indexes) / seconds, 1) if seconds else 0.0,
+        "errors": load.errors,
+        "failures": load.samples[:3],
+    }
+    for label in (READ, WRITE):
+        durations = [
+            duration / 1e6
+            for index, duration in zip(load.indexes, load.durations_ns, strict=True)
+            if requests[index].label == label
+        ]
+        result[label] = {
+            "count": len(durations),
+            "p50_ms": round(statistics.median(durations), 1) if durations else None,
+            "p99_ms": round(percentile(durations, 0.99), 1) if durations else None,
+            "max_ms": round(max(durations), 1) if durations else None,
+        }
+    return result
+
+
+def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    rng = random.Random(args.seed)
+    with ExitStack() as stack:
+        database_url = stack.enter_context(stores.fresh_postgres_database(args.postgres_admin_url, args.database_name))
+        redis = stack.enter_context(stores.own_redis(workdir))
+        urls = stack.enter_context(instances(workdir, database_url, redis.url))
+        balancer = Balancer(workdir, [(f"i{n + 1}", int(url.rsplit(":", 1)[1])) for n, url in enumerate(urls)])
+        balancer.start()
+        stack.callback(balancer.stop)
+        seeded = offers(balancer.url)
+        runs = []
+        for name, share in (("reads only", 0.0), (f"{args.write_share:g}% offer writes", args.write_share)):
+            requests = plan(args.requests, share, seeded, rng)
+            print(f"{name}: {len(requests)} requests over {args.connections} connections", file=sys.stderr)
+            load = asyncio.run(
+                load_client.drive(
+                    balancer.url, requests, connections=args.connections, client=args.client, timeout_s=60
+                )
+            )
+            runs.append(figures(name, requests, load))
+    base, mixed = runs
+    ratio = base["requests_per_s"] / mixed["requests_per_s"] if mixed["requests_per_s"] else float("inf")
+    return {"instances": INSTANCES, "connections": args.connections, "runs": runs, "throughput_ratio": round(ratio, 2)}
+
+
+def text_report(document: dict[str, Any]) -> str:
+    lines = [f"{document['instances']} instances behind HAProxy, {document['connections']} connections"]
+    for result in document["runs"]:
+        read, write = result["read"], result["write"]
+        line = (
+            f"{result['run']:>20}: {result['requests_per_s']:7.1f} req/s over {result['seconds']:.1f} s, "
+            f"read p50 {read['p50_ms']} ms p99 {read['p99_ms']} ms"
+        )
+        if write["count"]:
+            line += (
+                f"; {write['count']} writes p50 {write['p50_ms']} ms p99 {write['p99_ms']} ms max {write['max_ms']} ms"
+            )
+        lines.append(line + f"; errors {result['errors']}")
+        lines += [f"    {failure}" for failure in result["failures"]]
+    lines.append(f"throughput without writes / with writes: {document['throughput_ratio']}x")
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="write_load.py", description=__doc__.split("\n\n")[0])
+    stores.add_fresh_database_options(parser, name="gpu_advisor_write_bench", when="for the run")
+    parser.add_argument("--requests", type=int, default=3000, help="requests per run (default 3000)")
+    parser.add_argument("--connections", type=int, default=32, help="connections at once (default 32)")
+    parser.add_argument("--write-share", type=float, default=6.0, help="percent of writes in the second run")
+    parser.add_argument("--seed", type=int, default=26, help="random seed of the request order")
+    default_client = "aiohttp" if load_client.client_available("aiohttp") else "httpx"
+    parser.add_argument("--client", choices=load_client.CLIENTS, default=default_client)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
+    args = parser.parse_args(argv)
+    if args.requests < 100 or not 1 <= args.connections <= 256 or not 0 < args.write_share < 100:
+        parser.error("--requests >= 100, --connections 1-256, --write-share between 0 and 100")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    servers.exit_on_sigterm()
+    document = servers.run_in_workdir("write_load.py", lambda workdir: run(args, workdir))
+    if isinstance(document, int):
+        return document
+    print(text_report(document), file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(document, indent=2))
+    return 1 if any(result["errors"] for result in document["runs"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

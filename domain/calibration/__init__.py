@@ -1,0 +1,1 @@
+"""Calibration points, the harness that reproduces them and the ledger built from it."""

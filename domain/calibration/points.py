@@ -1,0 +1,77 @@
+"""Calibration points: public measurements with the conditions they were taken under, and their reproductions."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+import msgspec
+
+from domain.hardware.efficiency import Family
+
+Kind = Literal["inference", "training", "fine_tuning", "image_generation"]
+
+
+class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
+    """One public measurement with the conditions it was taken under."""
+
+    id: str
+    kind: Kind
+    gpu: str
+    gpu_count: int = 1
+    model: str
+    precision: str
+    engine: str = "unknown"
+    engine_version: str = ""  # the engine release the source ran ("" when it does not say)
+    tensor: int = 1
+    pipeline: int = 1
+    expert: int = 1
+    context: int = 1  # context-parallel ranks sharing one sequence (training)
+    kv_cache_precision: str = "bf16"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    concurrency: int = 1
+    max_batch: int = 0  # sequences in flight per copy the source set (max_num_seqs); 0: the engine's default
+    # Sequences per copy the server's KV cache held at once where the source's own data shows it (a build whose cache
+    # layout the model does not know); 0: the model's capacity.
+    kv_cache_sequences: int = 0
+    sequence_length: int = 4096
+    method: str = "full"
+    recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
+    steps: int = 0
+    width: int = 1024
+    height: int = 1024
+    batch: int = 1
+    metric: str
+    value: float
+    date: date
+    source: str
+    quote: str = ""
+    notes: str = ""
+
+
+_DECODER = msgspec.convert
+
+
+def parse_calibration(text: str) -> list[CalibrationPoint]:
+    """The points of a calibration TOML document."""
+    raw = tomllib.loads(text).get("points", [])
+    return [_DECODER(point, CalibrationPoint) for point in raw]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """A point as the model predicts it: expected and the band of the pessimistic/optimistic scenarios."""
+
+    point: CalibrationPoint
+    family: Family
+    expected: float
+    low: float
+    high: float
+
+    @property
+    def error(self) -> float:
+        """Signed relative error of the expected value."""
+        return (self.expected - self.point.value) / self.point.value

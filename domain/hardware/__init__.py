@@ -1,0 +1,1 @@
+"""What the hardware offers: peaks per precision, links, collectives, node sizes, family factors."""

@@ -1,0 +1,82 @@
+"""Links and collectives: all-reduce latency by link, the growth of per-layer floors with the group, PCIe and
+inter-node bandwidth, expert all-to-alls; each figure with its source."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from domain.catalog import LinkKind
+from domain.hardware.efficiency import KERNELS, Factor, Family
+
+_LINK = "gpu-advisor default: small-message all-reduce latency"
+_AR = f"{KERNELS} (all-reduce tables: H100 NVLink 3-5 us at TP2-TP8; L40S PCIe 6/17/27 us at TP2/4/8)"
+# Latency (alpha) of one all-reduce between two GPUs, microseconds. Switched fabrics add little per extra GPU; PCIe
+# groups share the host bridge, so alpha grows with the peers as (n-1)^ALPHA_EXPONENT.
+LINK_ALPHA_US: dict[LinkKind | Literal["pcie_host"], Factor] = {
+    "nvswitch": Factor(4, 3, 7, f"{_LINK} on NVLink/NVSwitch; {_AR}", higher_is_faster=False),
+    "nvlink": Factor(4, 3, 7, f"{_LINK} on NVLink; {_AR}", higher_is_faster=False),
+    "nvlink_bridge": Factor(6, 4, 10, f"{_LINK} over NVLink bridges (pairs)", higher_is_faster=False),
+    "infinity_fabric": Factor(
+        8, 5, 14, f"{_LINK}: RCCL over Infinity Fabric (custom all-reduce)", higher_is_faster=False
+    ),
+    "ethernet": Factor(12, 8, 20, f"{_LINK}: Gaudi on-die RoCE", higher_is_faster=False),
+    "hccs": Factor(12, 8, 20, f"{_LINK}: Ascend HCCS", higher_is_faster=False),
+    "pcie": Factor(6, 4, 10, f"{_LINK} over PCIe with peer-to-peer; {_AR}", higher_is_faster=False),
+    "pcie_host": Factor(15, 10, 25, f"{_LINK} over PCIe through host memory (no P2P)", higher_is_faster=False),
+}
+ALPHA_EXPONENT: dict[LinkKind | Literal["pcie_host"], float] = {
+    "nvswitch": 0.1,
+    "nvlink": 0.1,
+    "nvlink_bridge": 0.75,
+    "infinity_fabric": 0.2,
+    "ethernet": 0.2,
+    "hccs": 0.2,
+    "pcie": 0.75,
+    "pcie_host": 0.75,
+}
+# vLLM's custom all-reduce on fully NVLinked groups of 3-8 GPUs runs one stage (every peer's message read) below these
+# sizes and two (reduce-scatter + all-gather, 2(n-1)/n of the message) from them; pairs always take one stage, and
+# messages of 8 MiB and more go to NCCL (github.com/vllm-project/vllm/blob/c9eabec7d862b69d943f516580c883c20bea5a0e/
+# csrc/custom_all_reduce.cuh: "if (world_size_ == 2) { KL(ngpus, cross_device_reduce_1stage); } else if (full_nvlink_)
+# { if ((world_size_ <= 4 && bytes < 512 * 1024) || (world_size_ <= 8 && bytes < 256 * 1024)) {
+# KL(ngpus, cross_device_reduce_1stage); } else { KL(ngpus, cross_device_reduce_2stage); }"; vllm/distributed/
+# device_communicators/custom_all_reduce.py at 0ad80649: "max_size=8192 * 1024", "return inp_size < self.max_size").
+# The measured tables agree: 1 MiB at TP8 takes vLLM 0.24.0 14.1 / 15.0 us on H200 / H100 and TensorRT-LLM 1.3.0rc20,
+# still one-shot there, 25.7 / 26.0 us (aiconfigurator-core 0.12.0 custom_allreduce_perf).
+TWO_STAGE_ALL_REDUCE_FROM_BYTES = {4: 512 * 1024, 8: 256 * 1024}
+CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
+# Large (ring) all-reduces move 2(n-1)/n of the message at this share of the link's one-way bandwidth. B200
+# TensorRT-LLM 1.3.0rc20 custom_allreduce_perf (aiconfigurator-core 0.12.0, systems/data/b200_sxm/comm/trtllm/
+# 1.3.0rc20/custom_allreduce_perf.parquet), 16,777,216 bf16 elements (32 MiB): 86.6 / 123.1 / 146.5 us at TP2/4/8,
+# 387 / 408 / 400 GB/s of NVLink5's 900, 0.43-0.45. Families without a figure move at the link's rate.
+RING_LINK_SHARE: dict[Family, float] = {"blackwell": 0.44}
+# A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
+RING_HOP_US = 1.5
+# Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates
+# HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8).
+FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
+MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
+# Infinity Fabric platforms join eight GPUs in a fully connected mesh: seven links per GPU, one to each peer (AMD
+# MI300X: 7 x 128 GB/s bidirectional; ~50 GB/s measured per link one way,
+# www.scalarlm.com/blog/scalarlm-benchmarking-mi300x-memcpy-peer).
+MESH_LINKS = 7
+# PCIe 4.0 x16 moves ~20 GB/s each way between peers in all-reduce tables; through host memory about half.
+PCIE_GBPS = 20.0
+PCIE_HOST_GBPS = 10.0
+# Beyond a pair, PCIe peers reach each other through the CPU's root complex at this share of the pair's rate. The
+# L40S all-reduce tables of aiconfigurator-core 0.12.0 (github.com/ai-dynamo/aiconfigurator; systems/data/l40s/comm/
+# {vllm/0.22.0,trtllm/1.3.0rc20}/custom_allreduce_perf) move 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms
+# at TP2/4/8 under vLLM (1.67 / 10.04 / 26.00 ms under TensorRT-LLM): ~19 GB/s per peer in a pair, 7-10 GB/s at
+# TP4 and TP8 alike.
+PCIE_BEYOND_PAIR = 0.42
+# Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
+INTER_NODE_GBPS = Factor(
+    45, 35, 50, "github.com/NVIDIA/nccl-tests: ~45 GB/s per GPU achievable on 400 Gb/s InfiniBand/RoCE"
+)
+INTER_NODE_HOP_US = Factor(
+    20, 10, 50, "gpu-advisor default: one pipeline hop across nodes (InfiniBand RDMA latency)", higher_is_faster=False
+)
+# Expert-parallel dispatch and combine per MoE layer: two all-to-alls, latency-bound in decode.
+ALL_TO_ALL_US = Factor(
+    12, 8, 25, "github.com/deepseek-ai/DeepEP: low-latency dispatch+combine per MoE layer", higher_is_faster=False
+)

@@ -1,0 +1,1 @@
+"""Every sentence in English and Chinese, and the launch commands."""

@@ -1,0 +1,1 @@
+"""How fast a layout runs: memory, decode, prefill, training, diffusion, engines, kernels."""

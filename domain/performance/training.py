@@ -1,0 +1,369 @@
+"""Training and image-generation run times: 6ND and per-image FLOPs at the efficiency table's factors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from typing import NamedTuple
+
+from domain.catalog import DiffusionModel, Gpu, LlmModel
+from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
+from domain.hardware.efficiency import (
+    COMPILED_DIFFUSION,
+    COMPILED_DIFFUSION_FLOOR,
+    DIFFUSION_PASS_FLOOR_MS,
+    FP8_PREFILL,
+    FP8_TRAIN,
+    LORA_TIME,
+    MOE_TRAIN,
+    QLORA_SLOWDOWN,
+    Factor,
+    Scenario,
+    factor,
+)
+from domain.hardware.links import link_gbps
+from domain.hardware.peaks import compute_tflops
+from domain.performance.layout import Bound
+from domain.performance.memory import active_params, diffusion_scale, moe_split
+
+# A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
+# (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).
+TRAIN_BATCH_TOKENS = 4e6
+MAX_BATCH_TOKENS = 16 * 2**20
+# Share of the data-parallel exchange hidden behind compute (bucketed all-reduce / FSDP prefetch).
+COMM_OVERLAP = 0.7
+# Virtual pipeline stages per GPU of an interleaved schedule (Megatron-LM's usual 4-8), and the micro-batches per
+# data-parallel rank and step that large runs keep (Llama 3: 16M-token batches at 16k GPUs).
+PIPELINE_VIRTUAL_STAGES = 8
+MICRO_BATCHES_PER_STEP = 16
+# Share of the tensor-parallel exchange hidden behind the GEMMs (Megatron-LM/Transformer Engine communication
+# overlap); fitted with the tensor-parallel training points of the calibration file.
+TP_OVERLAP = 0.4
+# FLOPs per parameter of one denoiser pass at 1024x1024 where the model card gives none: SDXL's UNet (6.76 TFLOP,
+# 2.567B) and FLUX.1's transformer (74.4 TFLOP, 11.9B).
+UNET_FLOP_PER_PARAM = 6.76e12 / 2.567e9
+DIT_FLOP_PER_PARAM = 74.4e12 / 11.9e9
+VAE_DECODE_TFLOP_1024 = 10.5
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """Wall-clock time of a training or fine-tuning run in one scenario."""
+
+    hours: float
+    tokens_per_s: float
+    bound: Bound
+
+
+def training_flops_per_token(model: LlmModel, sequence_length: int) -> float:
+    """6N plus attention, 12 x layers x d x S per token (N = active parameters)."""
+    return 6.0 * active_params(model) + 12.0 * model.layers * model.hidden_size * sequence_length
+
+
+def training_run(
+    model: LlmModel,
+    gpu: Gpu,
+    *,
+    method: str,
+    precision: str,
+    train_tokens: float,
+    sequence_length: int,
+    gpus: int,
+    tensor_parallel: int,
+    gpus_per_node: int,
+    recompute_layers: int,
+    scenario: Scenario,
+) -> TrainingRun:
+    """T = C / (n x peak x MFU) plus the data-parallel exchange that compute does not hide."""
+    speed = TrainingSpeed(
+        model,
+        gpu,
+        method=method,
+        precision=precision,
+        train_tokens=train_tokens,
+        sequence_length=sequence_length,
+        scenario=scenario,
+    )
+    return speed.run(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+
+
+class TrainingSpeed:
+    """A training workload of one model on one GPU in one scenario: everything a run's time needs but the layout."""
+
+    # A search over layouts builds this once per GPU instead of once per layout; the efficiency of each tensor-parallel
+    # size and the link of each GPU count are worked out once, when first used.
+
+    __slots__ = (
+        "_link_gbps",
+        "_tensor_mfu",
+        "adapter_factors",
+        "exchanges_gradients",
+        "expert_share",
+        "flops_per_token",
+        "gpu",
+        "inter_node_gbps",
+        "layers",
+        "mfu",
+        "params",
+        "peak_tflops",
+        "sequence_length",
+        "tp_ratio",
+        "train_tokens",
+        "work_s",
+    )
+
+    def __init__(
+        self,
+        model: LlmModel,
+        gpu: Gpu,
+        *,
+        method: str,
+        precision: str,
+        train_tokens: float,
+        sequence_length: int,
+        scenario: Scenario,
+    ) -> None:
+        self.gpu = gpu
+        self.train_tokens = train_tokens
+        self.layers = model.layers
+        self.flops_per_token = training_flops_per_token(model, sequence_length)
+        self.peak_tflops = compute_tflops(gpu, precision) or 1.0
+        self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
+        if precision == "fp8":
+            self.mfu *= FP8_TRAIN.at(scenario)
+        if model.moe is not None:
+            self.mfu *= MOE_TRAIN.at(scenario)
+        self.sequence_length = sequence_length
+        # LoRA's time, then QLoRA's dequantisation, applied in this order.
+        self.adapter_factors: tuple[float, ...] = ()
+        if method in ("lora", "qlora"):
+            self.adapter_factors = (LORA_TIME.at(scenario),)
+            if method == "qlora":
+                self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
+        # Adapter gradients are tiny: LoRA and QLoRA exchange only the frozen weights, and only when sharded.
+        self.exchanges_gradients = method == "full"
+        # Seconds of the whole run on one GPU at full peak, adapters' factors included: what layouts divide.
+        self.work_s = train_tokens * self.flops_per_token / (self.peak_tflops * 1e12)
+        for slowdown in self.adapter_factors:
+            self.work_s *= slowdown
+        self.params = model.params_b * 1e9
+        # Tensor (sequence) parallelism moves 8 all-gathers or reduce-scatters of the 2-byte activations per layer
+        # and token (4 forward, 4 backward; Korthikanti et al. 2022, arXiv:2205.05198), (t - 1) / t of them over
+        # the link, against 1 / t of the layer's FLOPs: exchange over compute time per unit of bandwidth and t - 1.
+        self.tp_ratio = (
+            16.0 * model.hidden_size * model.layers * self.peak_tflops * 1e12 * self.mfu / self.flops_per_token
+        )
+        # (always-held, routed-expert) parameters: expert parallelism splits only the second
+        base = moe_split(model)[0]
+        self.expert_share = (base, self.params - base)
+        self.inter_node_gbps = INTER_NODE_GBPS.at(scenario)
+        # Pure functions of this speed model (fixed above) and a group size.
+        self._tensor_mfu = lru_cache(maxsize=None)(self._mfu_at)
+        self._link_gbps = lru_cache(maxsize=None)(partial(link_gbps, gpu))
+
+    def run(
+        self,
+        gpus: int,
+        tensor_parallel: int,
+        gpus_per_node: int,
+        recompute_layers: int,
+        pipeline: int = 1,
+        expert: int = 1,
+        *,
+        zero: int = 1,
+        micro_batch: int = 1,
+        offload: bool = False,
+        context: int = 1,
+    ) -> TrainingRun:
+        """The run on `gpus` GPUs (see `training_run`); ZeRO stage 1 (Megatron's distributed optimizer) unless told."""
+        compute_s, comm_s = self.seconds(
+            gpus,
+            tensor_parallel,
+            gpus_per_node,
+            recompute_layers,
+            pipeline,
+            expert,
+            zero,
+            micro_batch,
+            offload,
+            context,
+        )
+        seconds = compute_s + comm_s
+        return TrainingRun(
+            hours=seconds / 3600,
+            tokens_per_s=self.train_tokens / seconds,
+            bound="interconnect" if comm_s > 0.25 * compute_s else "compute",
+        )
+
+    def hours(self, gpus: int, tensor_parallel: int, gpus_per_node: int, recompute_layers: int) -> float:
+        """The run's hours alone, as `run` gives them: what a layout search compares."""
+        compute_s, comm_s = self.seconds(gpus, tensor_parallel, gpus_per_node, recompute_layers)
+        return (compute_s + comm_s) / 3600
+
+    def tensor_mfu(self, tensor_parallel: int) -> float:
+        """MFU at this tensor-parallel size: the family's, less the tensor-parallel exchange compute does not hide."""
+        return self._tensor_mfu(tensor_parallel)  # type: ignore[no-any-return]
+
+    def _mfu_at(self, tensor_parallel: int) -> float:
+        return self.mfu * _tensor_parallel_efficiency(self, tensor_parallel)
+
+    def batch(
+        self, gpus: int, tensor_parallel: int, pipeline: int, micro_batch: int, context: int = 1
+    ) -> tuple[float, float]:
+        """(tokens per optimizer step, micro-batches per data-parallel rank and step)."""
+        # Context-parallel ranks share one sequence.
+        data_parallel = max(1, gpus // (tensor_parallel * pipeline * context))
+        per_micro_batch = data_parallel * micro_batch * self.sequence_length
+        # The global batch grows with the data-parallel ranks (Llama 3: 4M tokens, 16M at 8k-16k GPUs).
+        step_tokens = min(MAX_BATCH_TOKENS, max(TRAIN_BATCH_TOKENS, MICRO_BATCHES_PER_STEP * per_micro_batch))
+        micro_batches = max(1.0, round(step_tokens / per_micro_batch))
+        return micro_batches * per_micro_batch, micro_batches
+
+    def compute_bound_hours(self, gpus: int, tensor_parallel: int, pipeline: int) -> float:
+        """Hours of compute alone, with no recomputation and micro-batches of 1: no layout of these sizes is faster."""
+        # Larger micro-batches only lengthen the bubble.
+        _, micro_batches = self.batch(gpus, tensor_parallel, pipeline, 1)
+        compute_s = self.work_s / (gpus * self.tensor_mfu(tensor_parallel))
+        return compute_s * (1 + self.bubble(pipeline, micro_batches)) / 3600
+
+    def bubble(self, pipeline: int, micro_batches: float) -> float:
+        """Interleaved 1F1B schedule: the bubble's share of a step, (p-1) / (micro-batches x virtual stages)."""
+        if pipeline <= 1:
+            return 0.0
+        return (pipeline - 1) / (virtual_stages(self.layers, pipeline) * micro_batches)
+
+    def seconds(
+        self,
+        gpus: int,
+        tensor_parallel: int,
+        gpus_per_node: int,
+        recompute_layers: int,
+        pipeline: int = 1,
+        expert: int = 1,
+        zero: int = 1,
+        micro_batch: int = 1,
+        offload: bool = False,
+        context: int = 1,
+    ) -> tuple[float, float]:
+        """(compute seconds, exposed data-parallel and offload exchange seconds)."""
+        mfu = self.tensor_mfu(tensor_parallel)
+        # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
+        hardware_flops = self.flops_per_token * (1 + recompute_layers / (3 * self.layers))
+        compute_s = self.train_tokens * hardware_flops / (gpus * self.peak_tflops * 1e12 * mfu)
+        for slowdown in self.adapter_factors:
+            compute_s *= slowdown
+
+        step_tokens, micro_batches = self.batch(gpus, tensor_parallel, pipeline, micro_batch, context)
+        steps = max(1.0, self.train_tokens / step_tokens)
+        compute_s *= 1 + self.bubble(pipeline, micro_batches)
+        model_shard = tensor_parallel * pipeline
+        data_parallel = max(1, gpus // model_shard)
+        # Offloaded optimizer states: the rank's bf16 gradients go to the host and its weights come back over PCIe
+        # every step, after the backward pass (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840).
+        offload_s = steps * 4.0 * self.params / (model_shard * data_parallel) / (PCIE_GBPS * 1e9) if offload else 0.0
+        sharded_frozen = not self.exchanges_gradients and zero == 3
+        if data_parallel <= 1 or not (self.exchanges_gradients or sharded_frozen):
+            return compute_s, offload_s
+        # Frozen weights under ZeRO-3 are gathered for forward and backward, with no gradient to reduce.
+        passes = 2.0 * micro_batches if sharded_frozen else zero_passes(zero, micro_batches)
+        # 2-byte values of the parameters this rank holds: a tensor x pipeline shard, with routed experts split over
+        # the expert-parallel ranks.
+        base, experts = self.expert_share
+        held = (base + experts / expert) / model_shard
+        volume = passes * 2.0 * held * (data_parallel - 1) / data_parallel
+        gbps = self.inter_node_gbps if gpus > gpus_per_node else self._link_gbps(gpus)
+        per_step = volume / (gbps * 1e9)
+        exposed = max(0.0, per_step - COMM_OVERLAP * compute_s / steps)
+        return compute_s, exposed * steps + offload_s
+
+
+# Data-parallel passes over the rank's parameter shard per step, by ZeRO stage (Rajbhandari et al. 2020,
+# arXiv:1910.02054): stage 0 all-reduces the gradients and stage 1 reduce-scatters them and all-gathers the updated
+# weights (2 passes, once per step); stage 2 reduce-scatters the gradients of every micro-batch; stage 3 also
+# all-gathers the weights for every micro-batch's forward and backward.
+def zero_passes(zero: int, micro_batches: float) -> float:
+    """Passes of the parameter shard over the data-parallel group per optimizer step."""
+    if zero <= 1:
+        return 2.0
+    return micro_batches + 1 if zero == 2 else 3.0 * micro_batches
+
+
+def virtual_stages(layers: int, pipeline: int) -> int:
+    """Model chunks per pipeline rank of the interleaved schedule: Megatron-LM's usual 8, one layer each at most."""
+    return max(1, min(PIPELINE_VIRTUAL_STAGES, layers // pipeline))
+
+
+def _tensor_parallel_efficiency(speed: TrainingSpeed, tensor_parallel: int) -> float:
+    """1 / (1 + exposed share): the activations' exchange over the link, TP_OVERLAP of it hidden behind GEMMs."""
+    if tensor_parallel == 1:
+        return 1.0
+    gbps = link_gbps(speed.gpu, tensor_parallel)
+    ratio = speed.tp_ratio * (tensor_parallel - 1) / (gbps * 1e9)
+    return 1.0 / (1.0 + (1.0 - TP_OVERLAP) * ratio)
+
+
+def denoiser_tflop_per_pass(model: DiffusionModel) -> float:
+    """TFLOP of one denoiser pass at 1024x1024: the model card's figure, else scaled from SDXL or FLUX.1."""
+    if model.tflop_per_pass_1024:
+        return model.tflop_per_pass_1024
+    per_param = UNET_FLOP_PER_PARAM if "unet" in model.denoiser.architecture.lower() else DIT_FLOP_PER_PARAM
+    return model.denoiser.params_b * 1e9 * per_param / 1e12
+
+
+def image_tflop(model: DiffusionModel, width: int, height: int, steps: int) -> float:
+    """TFLOP per image: steps x passes x denoiser pass, plus the VAE decode."""
+    scale = diffusion_scale(width, height)
+    vae = model.vae_decode_tflop_1024 or VAE_DECODE_TFLOP_1024
+    return (steps * model.passes_per_step * denoiser_tflop_per_pass(model) + vae) * scale
+
+
+def image_seconds(
+    model: DiffusionModel, gpu: Gpu, precision: str, width: int, height: int, steps: int, scenario: Scenario
+) -> float:
+    """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
+    passes = steps * model.passes_per_step
+    return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario, passes)
+
+
+def seconds_per_image(
+    tflop: float,
+    gpu: Gpu,
+    precision: str,
+    scenario: Scenario,
+    passes: int = 0,
+    *,
+    compiled: bool = False,
+    batch: int = 1,
+    speedup: Factor = COMPILED_DIFFUSION,
+) -> float:
+    """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
+    # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
+    # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
+    # shortens it, computing `speedup` x faster than eager.
+    peak = compute_tflops(gpu, precision) or 1.0
+    mfu = factor(gpu, "diffusion_mfu").at(scenario)
+    if precision in ("fp8", "int8"):
+        mfu *= FP8_PREFILL.at(scenario)
+    floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
+    if compiled:
+        mfu *= speedup.at(scenario)
+        floor_ms /= COMPILED_DIFFUSION_FLOOR
+    return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)
+
+
+class Shape(NamedTuple):
+    """One layout of a GPU count: parallel sizes, ZeRO stage, micro-batch, recomputed layers and optimizer offload."""
+
+    # zero 3 = FSDP full shard; micro_batch is sequences per micro-batch; recompute is recomputed layers per pipeline
+    # stage; offload: optimizer states live in host memory.
+
+    tensor: int
+    pipeline: int
+    zero: int
+    micro_batch: int
+    recompute: int
+    offload: bool = False
+
+    def recomputed_layers(self, layers: int) -> int:
+        """Recomputed layers over the whole model."""
+        return min(layers, self.recompute * self.pipeline)

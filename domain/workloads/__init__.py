@@ -1,0 +1,1 @@
+"""What a client asks (workloads, constraints) and what the advisor answers (options, estimates)."""
