@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from api.services.offer_import import CSV_COLUMNS, RowErrors, csv_rows, offers_csv, parse_rows
-from api.wiring import offer_import
+from api.services import offer_import
 from domain.catalog import Catalog, Offer
 
 HEADER = ",".join(CSV_COLUMNS)
