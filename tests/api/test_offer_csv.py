@@ -8,8 +8,8 @@ from datetime import date
 
 import pytest
 
-from api.services.offer_import import CSV_COLUMNS, RowErrors, csv_rows, offers_csv, parse_rows
 from api.services import offer_import
+from api.services.offer_import import CSV_COLUMNS, RowErrors, csv_rows, offers_csv, parse_rows
 from domain.catalog import Catalog, Offer
 
 HEADER = ",".join(CSV_COLUMNS)
