@@ -99,24 +99,13 @@ class Attack:
 
 def rss_bytes(pid: int) -> int:
     """Resident memory of `pid` and its descendants (Linux /proc)."""
-    total, pending, seen = 0, [pid], set()
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+    total = 0
+    for current in servers.process_tree(pid):
         try:
             status = Path(f"/proc/{current}/status").read_text()
         except OSError:
             continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
-            try:
-                pending.extend(int(child) for child in task.read_text().split())
-            except OSError:
-                continue
+        total += sum(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:"))
     return total
 
 

@@ -96,15 +96,27 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=STOP_TIMEOUT_S)
 
 
-def process_tree_cpu_s(pid: int) -> float | None:
-    """User + system CPU seconds of process `pid` and its live descendants (Linux /proc; None elsewhere)."""
-    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    total, pending, seen = 0.0, [pid], set()
+def process_tree(pid: int) -> Iterator[int]:
+    """Process `pid` and its live descendants (Linux /proc; nothing where there is none)."""
+    pending, seen = [pid], set()
     while pending:
         current = pending.pop()
         if current in seen:
             continue
         seen.add(current)
+        yield current
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                pending.extend(int(child) for child in task.read_text().split())
+            except OSError:
+                continue
+
+
+def process_tree_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid` and its live descendants (Linux /proc; None elsewhere)."""
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    total = 0.0
+    for current in process_tree(pid):
         try:
             stat = Path(f"/proc/{current}/stat").read_text()
         except OSError:
@@ -113,11 +125,6 @@ def process_tree_cpu_s(pid: int) -> float | None:
             continue
         fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state is fields[0], utime fields[11]
         total += (int(fields[11]) + int(fields[12])) / ticks
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
-            try:
-                pending.extend(int(child) for child in task.read_text().split())
-            except OSError:
-                continue
     return total
 
 
