@@ -22,7 +22,7 @@ from api.adapters.storage.bootstrap import migrate_and_seed
 from api.adapters.storage.reference import load_reference_catalog
 from api.app import create_app
 from api.settings import Settings
-from domain.catalog import Catalog, Gpu, LlmModel
+from domain.catalog import Catalog, Gpu, LlmModel, Offer
 from domain.planning import EstimateRequest, estimate
 from domain.workloads.results import ExchangeRate, Option
 
@@ -67,6 +67,13 @@ def llm(catalog: Catalog, model_id: str) -> LlmModel:
     model = catalog.model(model_id)
     assert isinstance(model, LlmModel), model_id
     return model
+
+
+def with_offers(catalog: Catalog, offers: list[Offer]) -> Catalog:
+    """The catalog with these offers instead of its own (validated again, as a new snapshot)."""
+    return Catalog(
+        gpus=catalog.gpus, systems=catalog.systems, providers=catalog.providers, offers=offers, models=catalog.models
+    )
 
 
 def gpu(catalog: Catalog, gpu_id: str) -> Gpu:

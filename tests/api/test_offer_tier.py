@@ -18,7 +18,7 @@ from api.app import create_app
 from api.services.offer_import import CSV_COLUMNS, offers_csv
 from api.settings import Settings
 from domain.catalog import Offer
-from tests.conftest import sqlite_url
+from tests.conftest import sqlite_url, with_offers
 
 KEY = "admin-key-for-tests"
 HEADERS = {"X-API-Key": KEY}
@@ -117,7 +117,6 @@ def test_an_option_names_the_tier_of_the_offer_it_is_priced_with(reference: Any)
 
     import msgspec
 
-    from domain.catalog import Catalog
     from domain.planning import RecommendationRequest, prepare, rank
     from domain.workloads.results import ExchangeRate
 
@@ -131,13 +130,7 @@ def test_an_option_names_the_tier_of_the_offer_it_is_priced_with(reference: Any)
         as_of=date(2026, 12, 1),
         source="test offer",
     )
-    catalog = Catalog(
-        gpus=reference.gpus,
-        systems=reference.systems,
-        providers=reference.providers,
-        offers=[*reference.offers, cheapest],
-        models=reference.models,
-    )
+    catalog = with_offers(reference, [*reference.offers, cheapest])
     body = {
         "workload": {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8},
         "constraints": {"gpus": ["l40s"]},

@@ -14,6 +14,7 @@ from api.settings import Settings, SettingsError
 from domain.catalog import Catalog
 from domain.planning import RecommendationRequest, prepare, rank
 from domain.workloads.results import ExchangeRate
+from tests.conftest import with_offers
 
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
 RATE = ExchangeRate(usd_to_cny=7.1, as_of=NOW.date(), source="test")
@@ -23,13 +24,7 @@ LLAMA_8B = {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 8}
 def aged(catalog: Catalog, as_of: date = date(2025, 6, 1)) -> Catalog:
     """The catalog with every offer dated long before NOW: the shipped prices are current, so age them here."""
     offers = [msgspec.structs.replace(offer, as_of=as_of) for offer in catalog.offers]
-    return Catalog(
-        gpus=catalog.gpus,
-        systems=catalog.systems,
-        providers=catalog.providers,
-        offers=offers,
-        models=catalog.models,
-    )
+    return with_offers(catalog, offers)
 
 
 def recommend(catalog: Catalog, body: dict[str, Any], max_age: int = 120) -> Any:

@@ -14,19 +14,14 @@ from api.adapters.storage.database import create_engine, create_session_factory
 from api.adapters.storage.offer_repository import write_offers
 from api.adapters.storage.tables import OfferPriceHistoryRow
 from domain.catalog import Catalog
+from tests.conftest import with_offers
 
 pytestmark = pytest.mark.integration
 
 
 def with_offer(reference: Catalog, offer_id: str, **changes: object) -> Catalog:
     offers = [msgspec.structs.replace(o, **changes) if o.id == offer_id else o for o in reference.offers]
-    return Catalog(
-        gpus=reference.gpus,
-        systems=reference.systems,
-        providers=reference.providers,
-        offers=offers,
-        models=reference.models,
-    )
+    return with_offers(reference, offers)
 
 
 async def test_seed_is_idempotent_and_price_changes_keep_history(postgres_url: str, reference: Catalog) -> None:
@@ -121,13 +116,7 @@ async def test_an_offer_dropped_from_the_reference_goes_unless_an_administrator_
         async with sessions() as session, session.begin():
             changed = next(o for o in reference.offers if o.id == administered)
             await write_offers(session, [msgspec.structs.replace(changed, usd_per_gpu_hour=5.5)], [], actor="admin")
-        smaller = Catalog(
-            gpus=reference.gpus,
-            systems=reference.systems,
-            providers=reference.providers,
-            offers=[o for o in reference.offers if o.id not in (dropped, administered)],
-            models=reference.models,
-        )
+        smaller = with_offers(reference, [o for o in reference.offers if o.id not in (dropped, administered)])
         async with sessions() as session, session.begin():
             report = await seed_catalog(session, smaller)
         assert report.removed["offers"] == 1 and report.changed

@@ -15,6 +15,7 @@ from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
 from domain.workloads.requests import Lang
 from domain.workloads.resolve import WorkloadError
 from domain.workloads.results import ExchangeRate
+from tests.conftest import with_offers
 
 TODAY = date(2026, 11, 29)
 RATE = ExchangeRate(usd_to_cny=7.10, as_of=TODAY, source="test rate")
@@ -239,17 +240,14 @@ def test_pricing_without_offers_is_listed_as_not_available(reference: Catalog) -
 
 
 def test_three_year_reservation_over_a_shorter_period_is_warned(reference: Catalog) -> None:
-    catalog_with_reservation = Catalog(
-        gpus=reference.gpus,
-        systems=reference.systems,
-        providers=reference.providers,
-        offers=[
+    catalog_with_reservation = with_offers(
+        reference,
+        [
             *reference.offers,
             msgspec.structs.replace(
                 reference.offers_for_gpu("h100-sxm")[0], id="test-h100-reserved-3y", pricing="reserved_3y"
             ),
         ],
-        models=reference.models,
     )
     result = run(catalog_with_reservation, gpu="h100-sxm", years=2, pricing=["reserved_3y"])
     assert only_rent(result).pricing == "reserved_3y"

@@ -11,6 +11,7 @@ from domain.catalog import Catalog, Offer
 from domain.pricing.tco import tco
 from domain.pricing.tco_schema import TcoRead, TcoRequest
 from domain.workloads.results import ExchangeRate
+from tests.conftest import with_offers
 
 TODAY = date(2026, 12, 3)
 RATE = ExchangeRate(usd_to_cny=7.10, as_of=TODAY, source="test rate")
@@ -35,13 +36,7 @@ def offer(offer_id: str, size: int, pricing: str, usd: float) -> Offer:
 def with_h100_offers(catalog: Catalog, offers: list[Offer]) -> Catalog:
     """The catalog with these H100 SXM offers in place of its own."""
     kept = [o for o in catalog.offers if o.gpu != "h100-sxm"]
-    return Catalog(
-        gpus=catalog.gpus,
-        systems=catalog.systems,
-        providers=catalog.providers,
-        offers=kept + offers,
-        models=catalog.models,
-    )
+    return with_offers(catalog, kept + offers)
 
 
 def run(catalog: Catalog, **body: Any) -> TcoRead:
