@@ -8,19 +8,7 @@ from typing import NamedTuple
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
-from domain.hardware.efficiency import (
-    COMPILED_DIFFUSION,
-    COMPILED_DIFFUSION_FLOOR,
-    DIFFUSION_PASS_FLOOR_MS,
-    FP8_PREFILL,
-    FP8_TRAIN,
-    LORA_TIME,
-    MOE_TRAIN,
-    QLORA_SLOWDOWN,
-    Factor,
-    Scenario,
-    factor,
-)
+from domain.hardware.efficiency import COMPILED_DIFFUSION_FLOOR, Factor, Scenario, factor, shared
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
 from domain.performance.layout import Bound
@@ -130,16 +118,16 @@ class TrainingSpeed:
         self.peak_tflops = compute_tflops(gpu, precision) or 1.0
         self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
         if precision == "fp8":
-            self.mfu *= FP8_TRAIN.at(scenario)
+            self.mfu *= shared("fp8_train").at(scenario)
         if model.moe is not None:
-            self.mfu *= MOE_TRAIN.at(scenario)
+            self.mfu *= shared("moe_train").at(scenario)
         self.sequence_length = sequence_length
         # LoRA's time, then QLoRA's dequantisation, applied in this order.
         self.adapter_factors: tuple[float, ...] = ()
         if method in ("lora", "qlora"):
-            self.adapter_factors = (LORA_TIME.at(scenario),)
+            self.adapter_factors = (shared("lora_time").at(scenario),)
             if method == "qlora":
-                self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
+                self.adapter_factors += (shared("qlora_slowdown").at(scenario),)
         # Adapter gradients are tiny: LoRA and QLoRA exchange only the frozen weights, and only when sharded.
         self.exchanges_gradients = method == "full"
         # Seconds of the whole run on one GPU at full peak, adapters' factors included: what layouts divide.
@@ -334,7 +322,7 @@ def seconds_per_image(
     *,
     compiled: bool = False,
     batch: int = 1,
-    speedup: Factor = COMPILED_DIFFUSION,
+    speedup: Factor | None = None,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
@@ -343,10 +331,10 @@ def seconds_per_image(
     peak = compute_tflops(gpu, precision) or 1.0
     mfu = factor(gpu, "diffusion_mfu").at(scenario)
     if precision in ("fp8", "int8"):
-        mfu *= FP8_PREFILL.at(scenario)
-    floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
+        mfu *= shared("fp8_prefill").at(scenario)
+    floor_ms = shared("diffusion_pass_floor_ms").at(scenario)
     if compiled:
-        mfu *= speedup.at(scenario)
+        mfu *= (speedup or shared("compiled_diffusion")).at(scenario)
         floor_ms /= COMPILED_DIFFUSION_FLOOR
     return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)
 
