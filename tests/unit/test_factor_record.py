@@ -1,0 +1,92 @@
+"""What an estimate states is what it used: its assumptions are built from the factors its speed model read."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.catalog import Catalog
+from domain.hardware.efficiency import FAMILY_NAMES, family_of
+from domain.performance.layout import Layout
+from domain.performance.serving import InstanceSpeed
+from domain.workloads.requests import InferenceWorkload
+from domain.workloads.results import Option
+from tests.conftest import gpu, llm, run_estimate
+
+CASES = [
+    ("llama-3.1-70b", "bf16", "b200", 8),
+    ("llama-3.1-8b", "bf16", "b200", 1),
+    ("llama-3.1-70b", "fp8", "b200", 4),
+    ("llama-3.1-70b", "bf16", "h100", 8),
+    ("llama-3.1-70b", "bf16", "mi300x", 1),
+    ("llama-3.1-8b", "bf16", "l40s", 1),
+    ("deepseek-r1", "fp8", "h200", 8),
+    ("gpt-oss-120b", "fp4", "b200", 1),
+]
+
+
+def _estimate(reference: Catalog, model: str, precision: str, gpu_id: str, count: int) -> Option:
+    workload = InferenceWorkload(model=model, precision=precision, concurrency=64)  # type: ignore[arg-type]
+    option = run_estimate(reference, workload, gpu_id, count)
+    assert option.feasible, option.reasons
+    return option
+
+
+def _speed(reference: Catalog, option: Option, model: str, precision: str, gpu_id: str) -> InstanceSpeed:
+    """A speed model of the option's layout: the GEMM rates it applies depend on the layout, not on the load."""
+    p = option.parallelism
+    layout = Layout(
+        tensor=p.tensor, pipeline=p.pipeline, expert=p.expert, dp_attention=bool(p.attention_data and p.tensor == 1)
+    )
+    engine = InferenceWorkload(model=model).engine
+    model_spec, card = llm(reference, model), gpu(reference, gpu_id)
+    return InstanceSpeed(model_spec, card, precision, "bf16", layout, 1000, 1000, engine=engine)
+
+
+def _stated(option: Option, name: str) -> float:
+    (value,) = [a.value for a in option.assumptions if a.name == name]
+    return float(value.split()[0])
+
+
+@pytest.mark.parametrize(("model", "precision", "gpu_id", "count"), CASES)
+def test_the_stated_prefill_mfu_is_the_gemm_rate_the_estimate_used(
+    reference: Catalog, model: str, precision: str, gpu_id: str, count: int
+) -> None:
+    # Blackwell's GEMMs run at a large-GEMM rate times a share for the layer's size; the family's prefill MFU is only
+    # its attention's rate. An estimate that states the family's factor beside the model states what it did not use.
+    option = _estimate(reference, model, precision, gpu_id, count)
+    speed = _speed(reference, option, model, precision, gpu_id)
+    used = speed.gemm_mfu.expected * speed.gemm_size_share
+    assert _stated(option, "prefill_mfu") == pytest.approx(used, rel=5e-3)
+
+
+@pytest.mark.parametrize(("model", "precision", "gpu_id", "count"), CASES)
+def test_every_factor_the_speed_model_read_is_stated_with_its_value(
+    reference: Catalog, model: str, precision: str, gpu_id: str, count: int
+) -> None:
+    from domain.performance.factor_record import serving_factors
+
+    option = _estimate(reference, model, precision, gpu_id, count)
+    speed = _speed(reference, option, model, precision, gpu_id)
+    stated = {a.name: a for a in option.assumptions}
+    composite = {"w4_moe_layer_us", "w4_moe_expert_us", "w4_moe_expert_gbps"}
+    composite |= {"all_reduce_alpha_us", "floor_growth_per_doubling", "mbu_decay_per_doubling"}
+    for use in serving_factors(speed):
+        assert use.family in (*FAMILY_NAMES, "all")
+        assert use.precision == precision
+        assert use.factor.source
+        assert min(use.factor.low, use.factor.high) <= use.factor.expected <= max(use.factor.low, use.factor.high)
+        if use.name in composite:
+            continue
+        assert use.name in stated, use.name
+        assert stated[use.name].value == use.describe() and stated[use.name].source == use.factor.source
+
+
+def test_families_with_a_gemm_size_curve_state_the_attention_rate_apart(reference: Catalog) -> None:
+    from domain.performance.factor_record import serving_factors
+
+    option = _estimate(reference, "llama-3.1-70b", "bf16", "b200", 8)
+    speed = _speed(reference, option, "llama-3.1-70b", "bf16", "b200")
+    names = [use.name for use in serving_factors(speed)]
+    assert family_of(speed.gpu) == "blackwell"
+    assert "prefill_mfu" in names and "attention_mfu" in names
+    assert _stated(option, "attention_mfu") == pytest.approx(speed.mfu.expected, rel=5e-3)
