@@ -310,6 +310,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         nodes,
         global_batch,
         expected.bubble(shape.pipeline, micro_batches),
+        expected,
     )
     return candidate
 

@@ -84,7 +84,7 @@ def test_a_factor_from_the_fit_is_either_fitted_or_marked_default() -> None:
 
 
 def test_identified_by_is_what_the_fit_points_read(reference: Catalog, sides: dict[str, tuple[str, str]]) -> None:
-    # The lists are generated, never typed: run bench/factor_points.py --write after a change to the model or the points.
+    # The lists are generated, never typed: run bench/factor_points.py --write after a model or calibration change.
     fit = [point for point in calibration_points() if sides[point.id][0] == "fit"]
     fresh = updated(DOCUMENT, identify(reference, fit))
     stale = [
