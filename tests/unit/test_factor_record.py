@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from domain.catalog import Catalog
 from domain.hardware.efficiency import FAMILY_NAMES, family_of
 from domain.performance.layout import Layout
 from domain.performance.serving import InstanceSpeed
-from domain.workloads.requests import InferenceWorkload
+from domain.performance.training import TrainingSpeed, image_factors, training_factors
+from domain.workloads.requests import InferenceWorkload, Workload
 from domain.workloads.results import Option
 from tests.conftest import gpu, llm, run_estimate
 
@@ -90,3 +92,49 @@ def test_families_with_a_gemm_size_curve_state_the_attention_rate_apart(referenc
     assert family_of(speed.gpu) == "blackwell"
     assert "prefill_mfu" in names and "attention_mfu" in names
     assert _stated(option, "attention_mfu") == pytest.approx(speed.mfu.expected, rel=5e-3)
+
+
+LLAMA_8B = {"model": "llama-3.1-8b"}
+TRAINING_CASES = [
+    ({"kind": "training", **LLAMA_8B, "train_tokens": 1e10, "precision": "fp8"}, "h100", 8, "fp8_train"),
+    ({"kind": "training", "model": "mixtral-8x7b", "train_tokens": 1e10}, "h100", 16, "moe_train"),
+    ({"kind": "fine_tuning", **LLAMA_8B, "method": "qlora", "train_tokens": 1e8}, "l40s", 1, "qlora_slowdown"),
+    ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "lora_time"),
+    (
+        {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417, "precision": "fp8"},
+        "l40s",
+        1,
+        "fp8_prefill",
+    ),
+]
+
+
+@pytest.mark.parametrize(("workload", "gpu_id", "count", "named"), TRAINING_CASES)
+def test_training_and_image_estimates_state_every_factor_their_speed_read(
+    reference: Catalog, workload: dict[str, object], gpu_id: str, count: int, named: str
+) -> None:
+    # Beside the family's MFU, the factors that multiply it (FP8, MoE, the adapters, 8-bit diffusion) are part of what
+    # the estimate used, so they are stated with the values the speed model applied.
+    option = run_estimate(reference, msgspec.convert(workload, Workload), gpu_id, count)
+    assert option.feasible, option.reasons
+    card = gpu(reference, gpu_id)
+    if workload["kind"] == "image_generation":
+        uses = image_factors(card, str(workload["precision"]))
+    else:
+        model = llm(reference, str(workload["model"]))
+        method = str(workload.get("method", "full"))
+        precision = str(workload.get("precision", "bf16"))
+        speed = TrainingSpeed(
+            model,
+            card,
+            method=method,
+            precision=precision,
+            train_tokens=1e10,
+            sequence_length=4096,
+            scenario="expected",
+        )
+        uses = training_factors(speed)
+    stated = {a.name: (a.value, a.source) for a in option.assumptions}
+    assert named in [use.name for use in uses]
+    for use in uses:
+        assert stated.get(use.name) == (use.describe(), use.factor.source), use.name
