@@ -7,10 +7,24 @@ from collections.abc import Iterable
 from domain.hardware.efficiency import FactorUse
 from domain.narrative.explain import say
 from domain.workloads.requests import Lang
-from domain.workloads.results import Assumption
+from domain.workloads.results import Assumption, FactorUsed
 
 _W4_MOE = ("w4_moe_layer_us", "w4_moe_expert_us", "w4_moe_expert_gbps")
 _TENSOR_PARALLEL = ("all_reduce_alpha_us", "floor_growth_per_doubling", "mbu_decay_per_doubling")
+
+
+def stated(use: FactorUse) -> Assumption:
+    """A recorded factor as an assumption: its value and band as applied, where it came from."""
+    factor, scale = use.factor, use.scale
+    used = FactorUsed(
+        name=factor.name or use.name,
+        family=use.family,
+        precision=use.precision,
+        expected=factor.expected * scale,
+        low=factor.low * scale,
+        high=factor.high * scale,
+    )
+    return Assumption(name=use.name, value=use.describe(), source=factor.source, factor=used)
 
 
 def factor_assumptions(uses: Iterable[FactorUse], lang: Lang, gpus: int, link: str) -> list[Assumption]:
@@ -20,7 +34,7 @@ def factor_assumptions(uses: Iterable[FactorUse], lang: Lang, gpus: int, link: s
     uses = list(uses)
     named = {use.name: use for use in uses}
     items = [
-        Assumption(name=use.name, value=use.describe(), source=use.factor.source)
+        stated(use)
         for use in uses
         if use.name not in _W4_MOE and not (use.name in _TENSOR_PARALLEL and "all_reduce_alpha_us" in named)
     ]

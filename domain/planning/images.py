@@ -6,6 +6,7 @@ import math
 
 from domain.catalog import DiffusionModel, Gpu
 from domain.hardware.efficiency import SCENARIOS, Scenario
+from domain.narrative.factor_assumptions import stated
 from domain.narrative.image_launch import image_launch
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance.training import image_factors, image_tflop, seconds_per_image
@@ -126,10 +127,7 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
             source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
         ),
         # The factors seconds_per_image read: the MFU, the 8-bit gain where it applies, the per-pass floor.
-        *(
-            Assumption(name=use.name, value=use.describe(), source=use.factor.source)
-            for use in image_factors(gpu, workload.precision)
-        ),
+        *(stated(use) for use in image_factors(gpu, workload.precision)),
         Assumption(
             name="batch",
             value=plan.say("a_image_batch", batch=batch),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS
 from domain.narrative.explain import say
+from domain.narrative.factor_assumptions import stated
 from domain.performance.training import Shape, TrainingSpeed, training_factors, training_flops_per_token
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
@@ -103,7 +104,7 @@ def training_assumptions(
             source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)",
         ),
         # The efficiency factors the speed model read (the MFU, and FP8's, MoE's and the adapters' where they apply).
-        *(Assumption(name=use.name, value=use.describe(), source=use.factor.source) for use in training_factors(speed)),
+        *(stated(use) for use in training_factors(speed)),
         Assumption(name="sharding", value=layout, source=sources),
         Assumption(
             name="optimizer_states",

@@ -138,3 +138,17 @@ def test_training_and_image_estimates_state_every_factor_their_speed_read(
     assert named in [use.name for use in uses]
     for use in uses:
         assert stated.get(use.name) == (use.describe(), use.factor.source), use.name
+
+
+def test_a_stated_factor_carries_the_record_on_the_wire(reference: Catalog) -> None:
+    option = _estimate(reference, "llama-3.1-70b", "bf16", "b200", 8)
+    speed = _speed(reference, option, "llama-3.1-70b", "bf16", "b200")
+    wire = msgspec.json.decode(msgspec.json.encode(option))
+    (prefill,) = [a for a in wire["assumptions"] if a["name"] == "prefill_mfu"]
+    record = prefill["factor"]
+    assert (record["family"], record["precision"]) == ("blackwell", "bf16")
+    assert record["name"] == speed.gemm_mfu.name != speed.mfu.name
+    assert record["expected"] == pytest.approx(speed.gemm_mfu.expected * speed.gemm_size_share)
+    assert record["low"] <= record["expected"] <= record["high"]
+    # Request-level assumptions are no factor of the model.
+    assert all(a["factor"] is None for a in wire["assumptions"] if a["name"] in ("weights", "sequence", "engine"))
