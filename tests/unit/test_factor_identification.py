@@ -14,7 +14,7 @@ from api.adapters.storage.reference import calibration_points
 from bench.factor_points import identify, updated
 from domain.calibration.ledger import score
 from domain.catalog import Catalog
-from domain.hardware.efficiency import BOUNDS, FITTED
+from domain.hardware.efficiency import BOUNDS, EFFICIENCY, FITTED, FactorTableError, parse_factors
 
 DOCUMENT: dict[str, Any] = tomllib.loads(resources.files("domain.data").joinpath("factors.toml").read_text())
 FITTED_FACTORS = [entry for entry in DOCUMENT["factor"] if entry["status"] == "fitted"]
@@ -101,3 +101,12 @@ def test_a_default_factor_names_no_second_source(sides: dict[str, tuple[str, str
         if entry["source"].startswith(FITTED) and entry["status"] == "default":
             points = entry["identified_by"]
             assert len(points) < 2 or len({sides[point][1] for point in points}) < 2, _key(entry)
+
+
+def test_a_table_missing_a_factor_is_refused() -> None:
+    text = resources.files("domain.data").joinpath("factors.toml").read_text()
+    assert parse_factors(text).rows.keys() == EFFICIENCY.keys()
+    start = text.index('name = "step_floor_us_moe"')
+    broken = text[:start] + text[start:].replace('name = "step_floor_us_moe"', 'name = "step_floor_us_moee"', 1)
+    with pytest.raises(FactorTableError, match="step_floor_us_moe"):
+        parse_factors(broken)
