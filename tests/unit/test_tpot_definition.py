@@ -1,4 +1,4 @@
-"""TPOT as serving benchmarks measure it: (latency - TTFT) / (output tokens - 1), so a request's own prefill is not in it."""
+"""TPOT as serving benchmarks measure it, (latency - TTFT) / (output tokens - 1): without the request's own prefill."""
 
 from __future__ import annotations
 
