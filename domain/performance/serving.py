@@ -199,6 +199,12 @@ class InstanceSpeed:
         output_tokens = self.output_tokens
         cycle = output_tokens * step_s + batch * prefill_compute
         tokens_per_s = batch * output_tokens / cycle
+        # TPOT as serving benchmarks measure it, (latency - TTFT) / (output tokens - 1) (vLLM's benchmark_serving.py:
+        # "latency_minus_ttft = outputs[i].latency - outputs[i].ttft; tpot = latency_minus_ttft / (output_len - 1)";
+        # SGLang's bench_serving the same): a request's own prefill is in its TTFT, and between its first and last
+        # token each of the other batch - 1 requests prefills once.
+        gaps = output_tokens - 1
+        tpot_s = step_s + (batch - 1) * prefill_compute / gaps if gaps > 0 else step_s
         # Prefills queue behind each other (M/D/1 wait) once requests arrive faster than one prefill at a time.
         busy = min(0.95, arrivals_per_s * alone)
         wait = busy * alone / (2 * (1 - busy)) if busy > 0 else 0.0
@@ -207,7 +213,7 @@ class InstanceSpeed:
         return ServingPoint(
             batch=batch,
             step_s=step_s,
-            tpot_s=cycle / output_tokens,
+            tpot_s=tpot_s,
             ttft_s=alone + sharing + wait + step_s,
             tokens_per_s=tokens_per_s,
             requests_per_s=tokens_per_s / output_tokens,
