@@ -63,19 +63,26 @@ def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: C
             other_per_dollar=other.throughput * 3600 / other.rental.usd_per_hour,
         )
     if plan.fixed_count is not None and not sizing.has_load and chosen.throughput < other.throughput:
-        # Chosen among equals for its speed per request (see _prefer_faster_among_equals).
+        # Chosen among equals for its cost per token (see _prefer_cheaper_among_equals).
+        priced = chosen.rental is not None and other.rental is not None
         return plan.say(
-            "layout_latency",
+            "layout_tie_cost",
             layout=label,
             tokens=chosen.throughput,
             other=other_label,
             other_tokens=other.throughput,
-            tpot=chosen.copy.point(1).tpot_s * 1e3,
-            other_tpot=other.copy.point(1).tpot_s * 1e3,
+            cost=_per_million(chosen, priced),
+            other_cost=_per_million(other, priced),
         )
     return plan.say(
         "layout_throughput", layout=label, tokens=chosen.throughput, other=other_label, other_tokens=other.throughput
     )
+
+
+def _per_million(choice: Choice, priced: bool) -> str:
+    """What a million output tokens cost on this choice: dollars, or GPU-hours where not both layouts are priced."""
+    per_million = (choice.hourly() if priced else choice.gpus) * 1e6 / (choice.throughput * 3600)
+    return f"${per_million:,.2f}" if priced else f"{per_million:,.2f} GPU-h"
 
 
 def describe_inference(
