@@ -13,7 +13,6 @@ from domain.hardware.efficiency import (
     COMPILED_DIFFUSION_FLOOR,
     DIFFUSION_PASS_FLOOR_MS,
     FP8_PREFILL,
-    FP8_TRAIN,
     LORA_TIME,
     MOE_TRAIN,
     QLORA_SLOWDOWN,
@@ -23,6 +22,7 @@ from domain.hardware.efficiency import (
 )
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
+from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
 from domain.performance.memory import active_params, diffusion_scale, moe_split
 
@@ -127,10 +127,13 @@ class TrainingSpeed:
         self.train_tokens = train_tokens
         self.layers = model.layers
         self.flops_per_token = training_flops_per_token(model, sequence_length)
-        self.peak_tflops = compute_tflops(gpu, precision) or 1.0
+        # FP8 speeds up the linear layers' GEMMs only: the run is a 16-bit run sped up by that share.
+        low_precision = precision in ("fp8", "fp4")
+        self.peak_tflops = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
+        self.peak_tflops = self.peak_tflops or 1.0
         self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
-        if precision == "fp8":
-            self.mfu *= FP8_TRAIN.at(scenario)
+        if low_precision:
+            self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)
         if model.moe is not None:
             self.mfu *= MOE_TRAIN.at(scenario)
         self.sequence_length = sequence_length
