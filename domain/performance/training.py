@@ -129,8 +129,8 @@ class TrainingSpeed:
         self.flops_per_token = training_flops_per_token(model, sequence_length)
         # FP8 speeds up the linear layers' GEMMs only: the run is a 16-bit run sped up by that share.
         low_precision = precision in ("fp8", "fp4")
-        self.peak_tflops = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
-        self.peak_tflops = self.peak_tflops or 1.0
+        peak = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
+        self.peak_tflops: float = peak or 1.0
         self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
         if low_precision:
             self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)

@@ -20,6 +20,7 @@ from domain.performance.memory import (
     kv_bytes_per_token,
     usable_memory_bytes,
 )
+from domain.performance.output_lengths import REASONING_SOURCE, drained_share, length_sigma, median_length
 from domain.performance.serving import WEIGHT_ONLY
 from domain.planning.facts import CopyAssumptionsFact
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
@@ -195,6 +196,7 @@ def _request_assumptions(
             ),
             source=engine.source,
         ),
+        *_length_assumptions(model, workload, lang),
         Assumption(
             name="use_case",
             value=request_targets(workload, lang) or "",
@@ -211,6 +213,31 @@ def _request_assumptions(
 
 
 _shared_assumptions = lru_cache(maxsize=1024)(_request_assumptions)
+
+# The offline job the length assumption states its drain for: a hundred batches of 256 sequences.
+EXAMPLE_SLOTS = 256
+EXAMPLE_REQUESTS = 100 * EXAMPLE_SLOTS
+
+
+def _length_assumptions(model: LlmModel, workload: InferenceWorkload, lang: Lang) -> tuple[Assumption, ...]:
+    """The output-length distribution of a reasoning model and the drain it costs a finite job; none otherwise."""
+    sigma = length_sigma(model.id)
+    if sigma is None:
+        return ()
+    mean = workload.output_tokens
+    cap = max(mean, model.max_context - workload.input_tokens)
+    share = drained_share(EXAMPLE_REQUESTS, EXAMPLE_SLOTS, mean, sigma, cap)
+    value = say(
+        "a_output_lengths",
+        lang,
+        sigma=sigma,
+        median=median_length(mean, sigma),
+        mean=mean,
+        requests=EXAMPLE_REQUESTS,
+        slots=EXAMPLE_SLOTS,
+        share=share,
+    )
+    return (Assumption(name="output_lengths", value=value, source=REASONING_SOURCE),)
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:

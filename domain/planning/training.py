@@ -8,9 +8,9 @@ from typing import Literal
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import SCENARIOS, Scenario
-from domain.performance.fp8_training import low_precision_speedup
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import training_launch
+from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.memory import GB
 from domain.performance.training import TrainingSpeed
 from domain.performance.training_memory import Activations, TrainingStates, training_usable_bytes

@@ -1,4 +1,4 @@
-"""FP8 training speeds up the linear layers' GEMMs only: attention, norms, casts and exchanges keep their 16-bit time."""
+"""FP8 training speeds up the linear layers' GEMMs only: attention, norms, casts and exchanges keep 16-bit time."""
 
 from __future__ import annotations
 
