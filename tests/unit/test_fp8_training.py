@@ -6,7 +6,9 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.performance.training import training_run
-from tests.conftest import gpu, llm
+from domain.planning import EstimateRequest, estimate
+from domain.workloads.requests import TrainingWorkload
+from tests.conftest import NOW, RATE, gpu, llm
 
 # Published end-to-end FP8 over BF16 training speedups on H100 (torchao float8 README: Llama 3 8B on 8 GPUs at
 # sequence 8192, rowwise 1.10x and tensorwise 1.25x; "up to 1.5x" for 405B on 512 GPUs; Megatron-LM issue 396: GPT
@@ -59,3 +61,13 @@ def test_long_sequences_gain_less_from_fp8(reference: Catalog) -> None:
     short = speedup(reference, "llama-3.1-8b", "h100-sxm", 8, 1, 2048)
     long = speedup(reference, "llama-3.1-8b", "h100-sxm", 8, 1, 32768)
     assert long < short
+
+
+def test_an_fp8_training_estimate_states_the_share_it_sped_up_in_both_languages(reference: Catalog) -> None:
+    workload = TrainingWorkload(model="llama-3.1-70b", precision="fp8", train_tokens=1e10, sequence_length=8192)
+    for lang in ("en", "zh"):
+        request = EstimateRequest(workload=workload, gpu="h100-sxm", gpu_count=64)
+        option = estimate(reference, request, now=NOW, lang=lang, rate=RATE)  # type: ignore[arg-type]
+        stated = {a.name: a.value for a in option.assumptions}
+        assert "low_precision_share" in stated, lang
+        assert "%" in stated["low_precision_share"]
