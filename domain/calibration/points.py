@@ -40,6 +40,9 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     sequence_length: int = 4096
     method: str = "full"
     recompute: bool = False  # activation checkpointing of every layer (the forward pass runs twice)
+    # Share of the forward pass recomputed where not every layer is: torchtitan's per-op selective checkpointing saves
+    # every compute op's output "except every second mm", so half the forward GEMMs run again in the backward (0.5).
+    recompute_share: float = 0.0
     steps: int = 0
     width: int = 1024
     height: int = 1024
