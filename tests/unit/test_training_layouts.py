@@ -41,9 +41,10 @@ def test_405b_pretraining_on_h100_runs_tp8_with_pipeline_stages_and_says_its_lay
         layout = option.parallelism
         assert option.feasible and layout.tensor == 8 and layout.pipeline > 1, layout
         assert layout.zero_stage == 1 and layout.micro_batch == 1 and layout.global_batch
-        # Llama 3 reports 38-43% of BF16 peak with TP8 x PP16 (arXiv:2407.21783, Table 4); the few layers this
-        # layout recomputes (the interleaved first stage holds 1.13x every layer's activations) keep it a point lower.
-        assert 0.36 <= bf16_mfu(reference, option, "llama-3.1-405b", 8192) <= 0.45
+        # Published BF16 utilization at this scale: 38-43% on Meta's stack with TP8 x PP16 (arXiv:2407.21783, Table
+        # 4), 54.5-55.8% on NeMo 24.09 with TP8 x PP9 on 576-2304 GPUs (github.com/NVIDIA/dgxc-benchmarking,
+        # llama3.1/README_405b.md); the few layers this layout recomputes cost a few points.
+        assert 0.38 <= bf16_mfu(reference, option, "llama-3.1-405b", 8192) <= 0.56
         assert option.launch is not None
         command = option.launch.command
         assert f"--pipeline-model-parallel-size {layout.pipeline}" in command
