@@ -20,9 +20,11 @@ from domain.hardware.efficiency import (
     Factor,
     Scenario,
     factor,
+    family_of,
 )
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
+from domain.performance.diffusion_gemms import gemm_share
 from domain.performance.layout import Bound
 from domain.performance.memory import active_params, diffusion_scale, moe_split
 
@@ -322,7 +324,9 @@ def image_seconds(
 ) -> float:
     """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
     passes = steps * model.passes_per_step
-    return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario, passes)
+    share = gemm_share(model, family_of(gpu), width, height, 1)
+    tflop = image_tflop(model, width, height, steps)
+    return seconds_per_image(tflop, gpu, precision, scenario, passes, gemm_share=share)
 
 
 def seconds_per_image(
@@ -335,13 +339,15 @@ def seconds_per_image(
     compiled: bool = False,
     batch: int = 1,
     speedup: Factor = COMPILED_DIFFUSION,
+    gemm_share: float = 1.0,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
     # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
     # shortens it, computing `speedup` x faster than eager.
     peak = compute_tflops(gpu, precision) or 1.0
-    mfu = factor(gpu, "diffusion_mfu").at(scenario)
+    # `gemm_share`: the denoiser's GEMM shapes against the SDXL pass diffusion_mfu is fitted to (diffusion_gemms.py).
+    mfu = factor(gpu, "diffusion_mfu").at(scenario) * gemm_share
     if precision in ("fp8", "int8"):
         mfu *= FP8_PREFILL.at(scenario)
     floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
