@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from domain.catalog import DiffusionModel
-from domain.hardware.efficiency import KERNELS, Family
+from domain.catalog import DiffusionModel, Gpu
+from domain.hardware.efficiency import KERNELS, Family, family_of
 
 # A pass's layers are GEMMs of very different shapes: SD 1.5 at 512x512 spends most of its FLOPs at 320-640 channels
 # (attention heads of 40-80 dims over 4,096 latent tokens), SDXL at 1024x1024 in 1280-channel transformer blocks over
@@ -46,8 +46,9 @@ def _position(value: float, low: float, high: float) -> float:
     return min(1.0, max(0.0, math.log2(value / low) / math.log2(high / low)))
 
 
-def gemm_share(model: DiffusionModel, family: Family, width: int, height: int, images: int) -> float:
+def gemm_share(model: DiffusionModel, on: Gpu | Family, width: int, height: int, images: int) -> float:
     """The pass's GEMM rate over SDXL's at 1024x1024 (1 where no table or layer walk covers the model)."""
+    family = on if isinstance(on, str) else family_of(on)
     grid = GEMM_SHARE.get((SAME_DENOISER.get(model.id, model.id), family))
     if grid is None:
         return 1.0
