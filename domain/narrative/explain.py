@@ -198,6 +198,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "MLA decode: the engine's extra latency per layer (µs)",
         "MLA 解码：推理引擎每层额外延迟（微秒）",
     ),
+    "moe_layer_extra_us": (
+        "MoE decode: the engine's extra latency per layer at one sequence (µs)",
+        "MoE 解码：推理引擎单序列时每层额外延迟（微秒）",
+    ),
     "fp8_gemm_latency_us": (
         "FP8 decode: fixed latency per weight GEMM (µs)",
         "FP8 解码：每个权重 GEMM 的固定延迟（微秒）",
