@@ -22,10 +22,12 @@ class Check(NamedTuple):
 
 
 # Checked by hand against the cited page (USD; instance prices divided by the instance's GPU count). The quote is the
-# page text that shows the figure (for the DigitalOcean rows of 2026-05-28 and the Oracle rows, as that check recorded
-# it). Offers whose figure no page showed were left out: DigitalOcean H200, A100, V100, Quadro and RTX A-series (the
-# 2026 page does not list them), DigitalOcean MI325X (contract price), RunPod MI300X, and the 2025 DigitalOcean RTX
-# 6000 Ada and AWS Capacity Block rows (over 400 days old, no newer page found).
+# page text that shows the figure (for the DigitalOcean row of 2026-05-28, as that check recorded it). Offers whose
+# figure no page showed were left out: DigitalOcean H200, A100, V100, Quadro and RTX A-series (the 2026 page does not
+# list them), DigitalOcean MI325X (contract price), RunPod MI300X, and the 2025 DigitalOcean RTX 6000 Ada and AWS
+# Capacity Block rows (over 400 days old, no newer page found). Dropped when no page newer than May 2026 was found
+# and the GPU and the provider keep other offers: DigitalOcean 1-GPU H100, Crusoe MI300X spot, TensorWave MI300X,
+# Modal T4.
 AKASH = (
     "raw.githubusercontent.com/api-evangelist/akash/refs/heads/main/plans/plans.yml"
     " (akash.network/pricing/gpus read 2026-09-20)"
@@ -49,6 +51,11 @@ DR_VENDORS = (
     "-gpu-pricing/vendors.json (runpod.io/pricing read 2026-11-09)"
 )
 DSTACK = "github.com/dstackai/dstack/pull/4110 (dstack offer output for p5en.48xlarge, 2026-08-06)"
+EWY = (
+    "raw.githubusercontent.com/ewyluda/gpu-price-index/main/data/observations/2026/2026-10-10.csv"
+    " (collected 2026-10-10)"
+)
+EWY_ROW = "2026-10-10,2026-10-10T12:33:53+00:00,"
 HYPERSTACK = (
     "raw.githubusercontent.com/api-evangelist/nexgen-cloud/refs/heads/main/plans/"
     "nexgen-cloud-plans-pricing.yml (hyperstack.cloud/gpu-pricing read 2026-08-26)"
@@ -63,8 +70,10 @@ MITHRIL = (
     "lans/mithril-plans-pricing.yml (mithril.ai/pricing read 2026-09-20)"
 )
 MODAL = "techbytes.app/posts/serverless-gpu-pricing-matrix-modal-replicate-lambda-2026 (prices verified 2026-05-07)"
-OCI = "oraclelicensingexperts.com 2026-04"
-OPSLYFT = "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)"
+NEBIUS = (
+    "raw.githubusercontent.com/api-evangelist/nebius/refs/heads/main/plans/nebius-plans-pricing.yml"
+    " (nebius.com/prices read 2026-10-07)"
+)
 PRIVUM = "huggingface.co/datasets/privum/ai-compute-prices (runpod, 2026-08-19)"
 QUBRID = (
     "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/p"
@@ -82,7 +91,15 @@ SILY_GCP = (
 SPHERON = "spheron.network/blog/nvidia-h200-vs-b200-vs-gb200 (2026-03-17)"
 TECHPLAINED = "techplained.aptechsolutions.io/runpod-vs-vast-ai (last updated April 2026)"
 TOKENWATT = "huggingface.co/datasets/tokenwatt/gpu-cloud-prices (DigitalOcean API list price, collected 2026-10-07)"
-VAST = "usagepricing.com/blueprint/vast-ai (on-demand rates captured June 2026)"
+TOOLSHED = (
+    "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl"
+    " (collected 2026-10-03)"
+)
+TOOLSHED_DO = (
+    '"digitalocean": {"H100 80GB SXM": 4.41, "H200 141GB SXM": 4.47, "L40S 48GB": 1.57, "MI300X 192GB": 2.59,'
+    ' "MI325X 256GB": 3.8, "RTX 4000 Ada 20GB": 0.76, "RTX 6000 Ada 48GB": 1.57}'
+    ' ... "collected_at": "2026-10-03T11:38:46+00:00"'
+)
 
 CHECKED = [
     Check(
@@ -95,10 +112,9 @@ CHECKED = [
         ' "market": "on-demand", "provider": "DigitalOcean"',
     ),
     Check("digitalocean-mi300x-on-demand-x8", "15.92", 8, DO, "2026-05-28", "MI300X 8x node 15.92"),
-    Check("digitalocean-h100-sxm-on-demand", "3.39", 1, DO, "2026-05-28", "H100 80 GB 3.39"),
-    Check("digitalocean-h100-sxm-on-demand-x8", "23.92", 8, DO, "2026-05-28", "H100 8x node 23.92"),
-    Check("digitalocean-l40s-on-demand", "1.57", 1, DO, "2026-05-28", "L40S 48 GB 1.57"),
-    Check("digitalocean-rtx-4000-ada-on-demand", "0.76", 1, DO, "2026-05-28", "RTX 4000 Ada 20 GB 0.76"),
+    Check("digitalocean-h100-sxm-on-demand-x8", "4.41", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-l40s-on-demand", "1.57", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-rtx-4000-ada-on-demand", "0.76", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
     Check(
         "aws-h100-sxm-on-demand",
         "55.04",
@@ -160,17 +176,53 @@ CHECKED = [
     ),
     Check(
         "azure-mi300x-on-demand",
-        "6",
-        1,
-        CLIFF,
-        "2026-05-18",
-        "disappears at Azure ($6/hr) and Oracle ($6/hr) where MI300X is listed at H200 prices",
+        "48.0",
+        8,
+        EWY,
+        "2026-10-10",
+        EWY_ROW
+        + "azure,Microsoft Azure,hyperscaler,on_demand,MI300X,Standard_ND96isr_MI300X_v5,eastus2,NA,8,48.0,6.0,1",
     ),
-    Check("oracle-h100-sxm-on-demand", "10", 1, OCI, "2026-04-01", "~10"),
-    Check("oracle-h200-on-demand", "12.25", 1, OCI, "2026-04-01", "~12.25"),
-    Check("oracle-a100-sxm-80gb-on-demand", "4", 1, OCI, "2026-04-01", "~4"),
-    Check("oracle-mi300x-on-demand", "6", 1, OCI, "2026-04-01", "~6"),
-    Check("oracle-b200-on-demand", "16", 1, OCI, "2026-04-01", "~16"),
+    Check(
+        "oracle-h100-sxm-on-demand",
+        "10.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,H100,BM.GPU.H100.8,global,Global,1,10.0,10.0,1",
+    ),
+    Check(
+        "oracle-h200-on-demand",
+        "10.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,H200,BM.GPU.H200.8,global,Global,1,10.0,10.0,1",
+    ),
+    Check(
+        "oracle-a100-sxm-80gb-on-demand",
+        "4.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,A100-80GB,BM.GPU.A100-v2.8,global,Global,1,4.0,4.0,1",
+    ),
+    Check(
+        "oracle-mi300x-on-demand",
+        "6.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,MI300X,BM.GPU.MI300X.8,global,Global,1,6.0,6.0,1",
+    ),
+    Check(
+        "oracle-b200-on-demand",
+        "14.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,B200,BM.GPU.B200.8,global,Global,1,14.0,14.0,1",
+    ),
     Check(
         "coreweave-h100-sxm-on-demand",
         "49.24",
@@ -436,11 +488,11 @@ CHECKED = [
     Check("nebius-l40s-on-demand", "1.55", 1, SILY, "2026-09-25", "nebius,L40S-48GB,on-demand,1.55,1,L40S (Intel)"),
     Check(
         "nebius-h100-sxm-spot",
-        "1.25",
+        "0.79",
         1,
-        OPSLYFT,
-        "2026-05-18",
-        "| Nebius (Preemptible) | NVIDIA HGX H100 (8-GPU) | $1.25 |",
+        NEBIUS,
+        "2026-10-07",
+        "name: Preemptible NVIDIA HGX H200 / H100 / RTX PRO 6000 price_text: from $0.79",
     ),
     Check(
         "gcp-h100-sxm-on-demand",
@@ -611,14 +663,6 @@ CHECKED = [
         "NVIDIA L40S 48GB (on-demand) price_text: $1.50/GPU-hr",
     ),
     Check(
-        "crusoe-mi300x-spot",
-        "1.71",
-        1,
-        CLIFF,
-        "2026-05-18",
-        "MI300X rents for $1.50/GPU-hr at TensorWave, $1.71 on Crusoe spot, $1.85 at Vultr",
-    ),
-    Check(
         "vultr-mi300x-on-demand",
         "1.85",
         1,
@@ -626,7 +670,6 @@ CHECKED = [
         "2026-05-18",
         "MI300X rents for $1.50/GPU-hr at TensorWave, $1.71 on Crusoe spot, $1.85 at Vultr",
     ),
-    Check("tensorwave-mi300x-on-demand", "1.50", 1, CLIFF, "2026-05-18", "MI300X rents for $1.50/GPU-hr at TensorWave"),
     Check(
         "tensorwave-mi325x-on-demand",
         "1.95",
@@ -635,12 +678,39 @@ CHECKED = [
         "2026-05-18",
         "TensorWave MI325X at $1.95 clears the MI325X bar",
     ),
-    Check("vast-rtx-4090-on-demand", "0.682", 1, VAST, "2026-06-01", "RTX 4090 around $0.682-$0.875/hr"),
-    Check("vast-rtx-5090-on-demand", "0.865", 1, VAST, "2026-06-01", "RTX 5090 around $0.865-$1.141/hr"),
-    Check("vast-h100-nvl-on-demand", "2.525", 1, VAST, "2026-06-01", "H100 NVL at $2.525/hr per GPU"),
-    Check("vast-b200-on-demand", "4.492", 1, VAST, "2026-06-01", "B200 at $4.492/hr per GPU"),
+    Check(
+        "vast-rtx-4090-on-demand",
+        "0.3344",
+        1,
+        TOOLSHED,
+        "2026-10-03",
+        '"vastai": {... "RTX 4090 24GB": 0.3344, ...} ... "collected_at": "2026-10-03T11:38:46+00:00"',
+    ),
+    Check(
+        "vast-rtx-5090-on-demand",
+        "0.4089",
+        1,
+        TOOLSHED,
+        "2026-10-03",
+        '"vastai": {... "RTX 5090 32GB": 0.4089, ...} ... "collected_at": "2026-10-03T11:38:46+00:00"',
+    ),
+    Check(
+        "vast-h100-nvl-on-demand",
+        "2.5344",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "vast,Vast.ai,marketplace,on_demand,H100-NVL,median-offer,global,Global,1,2.5344,2.5344,6",
+    ),
+    Check(
+        "vast-b200-on-demand",
+        "7.8128",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "vast,Vast.ai,marketplace,on_demand,B200,median-offer,global,Global,1,7.8128,7.8128,32",
+    ),
     Check("modal-l4-on-demand", "0.7992", 1, MODAL, "2026-05-07", "T4 $0.5904/hr, L4 $0.7992/hr"),
-    Check("modal-t4-on-demand", "0.5904", 1, MODAL, "2026-05-07", "T4 $0.5904/hr, L4 $0.7992/hr"),
     Check(
         "mithril-h200-spot",
         "17.26",
