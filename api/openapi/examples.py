@@ -51,10 +51,11 @@ GPU: dict[str, Any] = {
         "spot": {
             "offer_id": "nebius-h100-sxm-spot",
             "provider": "nebius",
-            "usd_per_gpu_hour": 1.25,
-            "gpus_per_instance": 8,
-            "as_of": "2026-05-18",
-            "source": "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)",
+            "usd_per_gpu_hour": 0.79,
+            "gpus_per_instance": 1,
+            "as_of": "2026-10-07",
+            "source": "raw.githubusercontent.com/api-evangelist/nebius/refs/heads/main/plans/nebius-plans-pricing.yml "
+            "(nebius.com/prices read 2026-10-07)",
         },
         "capacity_block": None,
     },

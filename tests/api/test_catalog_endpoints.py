@@ -42,7 +42,7 @@ async def test_offers_filtered_by_gpu_alias_sorted_by_price(client: Client) -> N
 async def test_offer_carries_date_source_and_instance_price(client: Client) -> None:
     body = await get_json(client, "/v1/offers?provider=digitalocean&gpu=h100-sxm&limit=200")
     node = next(o for o in body["items"] if o["gpus_per_instance"] == 8)
-    assert node["usd_per_gpu_hour"] == 2.99 and node["usd_per_instance_hour"] == pytest.approx(23.92)
+    assert node["usd_per_gpu_hour"] == 4.41 and node["usd_per_instance_hour"] == pytest.approx(35.28)
     assert all(o["as_of"] and o["source"] for o in body["items"])
 
 

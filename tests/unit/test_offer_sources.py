@@ -22,12 +22,11 @@ class Check(NamedTuple):
 
 
 # Checked by hand against the cited page (USD; instance prices divided by the instance's GPU count). The quote is the
-# page text that shows the figure (for the DigitalOcean row of 2026-05-28, as that check recorded it). Offers whose
+# page text that shows the figure (for the DigitalOcean rows of 2026-05-28, as that check recorded it). Offers whose
 # figure no page showed were left out: DigitalOcean H200, A100, V100, Quadro and RTX A-series (the 2026 page does not
 # list them), DigitalOcean MI325X (contract price), RunPod MI300X, and the 2025 DigitalOcean RTX 6000 Ada and AWS
 # Capacity Block rows (over 400 days old, no newer page found). Dropped when no page newer than May 2026 was found
-# and the GPU and the provider keep other offers: DigitalOcean 1-GPU H100, Crusoe MI300X spot, TensorWave MI300X,
-# Modal T4.
+# and the GPU and the provider keep other offers: Crusoe MI300X spot, TensorWave MI300X, Modal T4.
 AKASH = (
     "raw.githubusercontent.com/api-evangelist/akash/refs/heads/main/plans/plans.yml"
     " (akash.network/pricing/gpus read 2026-09-20)"
@@ -112,6 +111,7 @@ CHECKED = [
         ' "market": "on-demand", "provider": "DigitalOcean"',
     ),
     Check("digitalocean-mi300x-on-demand-x8", "15.92", 8, DO, "2026-05-28", "MI300X 8x node 15.92"),
+    Check("digitalocean-h100-sxm-on-demand", "3.39", 1, DO, "2026-05-28", "H100 80 GB 3.39"),
     Check("digitalocean-h100-sxm-on-demand-x8", "4.41", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
     Check("digitalocean-l40s-on-demand", "1.57", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
     Check("digitalocean-rtx-4000-ada-on-demand", "0.76", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),

