@@ -59,6 +59,10 @@ HYPERSTACK = (
     "raw.githubusercontent.com/api-evangelist/nexgen-cloud/refs/heads/main/plans/"
     "nexgen-cloud-plans-pricing.yml (hyperstack.cloud/gpu-pricing read 2026-08-26)"
 )
+HOTAISLE = (
+    "github.com/hotaisle/hotaisle-website content/blog/why-we-raised-our-mi300x-price.md"
+    " (hotaisle.xyz blog, 2026-07-14)"
+)
 LAMBDA = (
     "raw.githubusercontent.com/api-evangelist/lambda-labs/refs/heads/main/pl"
     "ans/lambda-labs-plans-pricing.yml (lambda.ai/instances read 2026-09-20)"
@@ -786,6 +790,22 @@ CHECKED = [
         "2026-09-20",
         "NVIDIA H200 141GB 8-GPU SXM Server price_text: $210,240 price: 210240 currency: USD period: year unit: server",
     ),
+    Check(
+        "hotaisle-mi300x-on-demand",
+        "2.99",
+        1,
+        HOTAISLE,
+        "2026-07-14",
+        "All customers pay $2.99 per GPU hour for newly allocated MI300X VM compute.",
+    ),
+    Check(
+        "hotaisle-mi300x-on-demand-x8",
+        "3.39",
+        1,
+        HOTAISLE,
+        "2026-07-14",
+        "MI300X bare metal stays at $3.39 per GPU hour with a one-month minimum.",
+    ),
     Check("spheron-gb200-on-demand", "9.08", 2, SPHERON, "2026-03-17", "GB200 Superchips at $9.08/hr per Superchip"),
 ]
 
@@ -811,6 +831,11 @@ def test_the_community_h100_is_pcie_and_each_runpod_tier_is_its_own_offer(refere
     assert [runpod[(gpu, "secure")] for gpu in ("h100-sxm", "h200", "b200")] == [3.99, 4.59, 6.79]
     assert [runpod[(gpu, "community")] for gpu in ("h100-sxm", "h200", "b200")] == [2.69, 3.59, 5.98]
     assert not any(o.provider == "runpod" and o.gpu == "mi300x" for o in reference.offers)
+
+
+def test_8x_mi300x_is_rented_by_three_providers(reference: Catalog) -> None:
+    providers = {o.provider for o in reference.offers if o.gpu == "mi300x" and o.gpus_per_instance == 8}
+    assert len(providers) >= 3, providers
 
 
 def test_the_rows_found_wrong_are_fixed(reference: Catalog) -> None:

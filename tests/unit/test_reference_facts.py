@@ -64,6 +64,11 @@ def test_dense_tensor_figures(reference: Catalog, gpu_id: str, field: str, expec
         ("mi300x", 192, "HBM3", 5300),
         ("mi325x", 256, "HBM3e", 6000),
         ("b200", 180, "HBM3e", 7700),
+        # Usable figures, as GB300 stores them: NVIDIA's B300 reference system lists 270 GB at 7.7 TB/s per GPU.
+        ("b300", 270, "HBM3e", 7700),
+        ("gb300", 279, "HBM3e", 8000),
+        # The Server Edition's bandwidth; 1,792 GB/s is the Workstation Edition's.
+        ("rtx-pro-6000-blackwell-server", 96, "GDDR7", 1597),
     ],
 )
 def test_memory_facts(reference: Catalog, gpu_id: str, memory_gb: float, memory_type: str, bandwidth: float) -> None:
@@ -86,7 +91,7 @@ def test_no_fp8_where_the_hardware_has_none(reference: Catalog) -> None:
         ("dgx-h100", 640),
         ("dgx-h200", 1128),
         ("mi300x-platform", 1536),
-        ("dgx-b300", 2304),
+        ("dgx-b300", 2160),
         ("gb200-nvl72", 13392),
         ("gb300-nvl72", 20088),
         ("mi355x-platform", 2304),
