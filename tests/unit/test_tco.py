@@ -154,7 +154,14 @@ def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference:
 
 
 def test_reserved_rent_does_not_depend_on_utilization(reference: Catalog) -> None:
-    low, high = (run(reference, gpu="h100-sxm", pricing=["reserved_1y"], utilization=u) for u in (0.2, 0.9))
+    # A fixed 1-year reservation of 8x H100 at 1.85 per GPU-hour, the only reserved H100 row, so the shipped prices
+    # can change without changing this test.
+    eight = next(o for o in reference.offers_for_gpu("h100-sxm") if o.gpus_per_instance == 8)
+    reserved = msgspec.structs.replace(eight, id="test-h100-reserved-1y", pricing="reserved_1y", usd_per_gpu_hour=1.85)
+    others = [o for o in reference.offers if not (o.gpu == "h100-sxm" and o.pricing == "reserved_1y")]
+    catalog = with_offers(reference, [*others, reserved])
+    low, high = (run(catalog, gpu="h100-sxm", pricing=["reserved_1y"], utilization=u) for u in (0.2, 0.9))
+    assert only_rent(low).offer_id == "test-h100-reserved-1y"
     assert only_rent(low).total == only_rent(high).total == pytest.approx(8 * 1.85 * 8760 * 3, abs=0.01)
     assert only_rent(low).billed_fraction == 1.0
     assert only_rent(low).per_gpu_hour > only_rent(high).per_gpu_hour  # the idle hours are paid for
