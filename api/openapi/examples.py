@@ -42,11 +42,11 @@ GPU: dict[str, Any] = {
         "reserved_1y": {
             "offer_id": "qubrid-h100-sxm-reserved-1y",
             "provider": "qubrid",
-            "usd_per_gpu_hour": 1.90375,
+            "usd_per_gpu_hour": 1.9037,
             "gpus_per_instance": 8,
             "as_of": "2026-09-20",
-            "source": "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/plans/qubrid-ai-plans-pricing.yml "
-            "(qubrid.com/pricing read 2026-09-20)",
+            "source": "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/plans/"
+            "qubrid-ai-plans-pricing.yml (qubrid.com/pricing read 2026-09-20)",
         },
         "reserved_3y": None,
         "spot": {
@@ -100,8 +100,8 @@ PROVIDER: dict[str, Any] = {
         "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl "
         "(digitalocean.com/pricing/gpu-droplets on-demand cards, collected 2026-10-03)",
     ],
-    "notes": "GPU Droplets. MI350X and B300 are sold per contract after contacting sales (no public price); MI325X has a "
-    "self-serve on-demand price from October 2026.",
+    "notes": "GPU Droplets. MI350X and B300 are sold per contract after contacting sales (no public price); MI325X has "
+    "a self-serve on-demand price from October 2026.",
     "feed": None,
     "last_synced_at": None,
 }

@@ -49,7 +49,7 @@ async def test_offer_carries_date_source_and_instance_price(client: Client) -> N
 async def test_offers_by_pricing_and_price_ceiling(client: Client) -> None:
     reserved = await get_json(client, "/v1/offers?pricing=reserved_1y&limit=200")
     assert reserved["items"] and all(o["pricing"] == "reserved_1y" for o in reserved["items"])
-    assert any(o["gpu"] == "h100-sxm" and o["usd_per_gpu_hour"] == 1.90375 for o in reserved["items"])
+    assert any(o["gpu"] == "h100-sxm" and o["usd_per_gpu_hour"] == 1.9037 for o in reserved["items"])
     cheap = await get_json(client, "/v1/offers?max_usd_per_gpu_hour=1&limit=200")
     assert cheap["items"] and all(o["usd_per_gpu_hour"] <= 1 for o in cheap["items"])
 
