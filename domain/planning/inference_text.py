@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
-from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
-from domain.hardware.efficiency import W4_DECODE, factor
 from domain.hardware.links import link_kind
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.explain import layout_text, request_targets, say
+from domain.narrative.factor_assumptions import factor_assumptions
 from domain.narrative.launch import inference_launch, stage_span
 from domain.performance.engines import ENGINES
+from domain.performance.factor_record import serving_factors
 from domain.performance.layout import Layout
 from domain.performance.memory import (
     BYTES_PER_PARAM,
@@ -20,6 +20,7 @@ from domain.performance.memory import (
     kv_bytes_per_token,
     usable_memory_bytes,
 )
+from domain.performance.output_lengths import REASONING_SOURCE, drained_share, length_sigma, median_length
 from domain.performance.serving import WEIGHT_ONLY
 from domain.planning.facts import CopyAssumptionsFact
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
@@ -63,19 +64,26 @@ def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: C
             other_per_dollar=other.throughput * 3600 / other.rental.usd_per_hour,
         )
     if plan.fixed_count is not None and not sizing.has_load and chosen.throughput < other.throughput:
-        # Chosen among equals for its speed per request (see _prefer_faster_among_equals).
+        # Chosen among equals for its cost per token (see _prefer_cheaper_among_equals).
+        priced = chosen.rental is not None and other.rental is not None
         return plan.say(
-            "layout_latency",
+            "layout_tie_cost",
             layout=label,
             tokens=chosen.throughput,
             other=other_label,
             other_tokens=other.throughput,
-            tpot=chosen.copy.point(1).tpot_s * 1e3,
-            other_tpot=other.copy.point(1).tpot_s * 1e3,
+            cost=_per_million(chosen, priced),
+            other_cost=_per_million(other, priced),
         )
     return plan.say(
         "layout_throughput", layout=label, tokens=chosen.throughput, other=other_label, other_tokens=other.throughput
     )
+
+
+def _per_million(choice: Choice, priced: bool) -> str:
+    """What a million output tokens cost on this choice: dollars, or GPU-hours where not both layouts are priced."""
+    per_million = (choice.hourly() if priced else choice.gpus) * 1e6 / (choice.throughput * 3600)
+    return f"${per_million:,.2f}" if priced else f"{per_million:,.2f} GPU-h"
 
 
 def describe_inference(
@@ -188,6 +196,7 @@ def _request_assumptions(
             ),
             source=engine.source,
         ),
+        *_length_assumptions(model, workload, lang),
         Assumption(
             name="use_case",
             value=request_targets(workload, lang) or "",
@@ -204,6 +213,31 @@ def _request_assumptions(
 
 
 _shared_assumptions = lru_cache(maxsize=1024)(_request_assumptions)
+
+# The offline job the length assumption states its drain for: a hundred batches of 256 sequences.
+EXAMPLE_SLOTS = 256
+EXAMPLE_REQUESTS = 100 * EXAMPLE_SLOTS
+
+
+def _length_assumptions(model: LlmModel, workload: InferenceWorkload, lang: Lang) -> tuple[Assumption, ...]:
+    """The output-length distribution of a reasoning model and the drain it costs a finite job; none otherwise."""
+    sigma = length_sigma(model.id)
+    if sigma is None:
+        return ()
+    mean = workload.output_tokens
+    cap = max(mean, model.max_context - workload.input_tokens)
+    share = drained_share(EXAMPLE_REQUESTS, EXAMPLE_SLOTS, mean, sigma, cap)
+    value = say(
+        "a_output_lengths",
+        lang,
+        sigma=sigma,
+        median=median_length(mean, sigma),
+        mean=mean,
+        requests=EXAMPLE_REQUESTS,
+        slots=EXAMPLE_SLOTS,
+        share=share,
+    )
+    return (Assumption(name="output_lengths", value=value, source=REASONING_SOURCE),)
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:
@@ -248,50 +282,11 @@ _LINK_NAMES = {
 
 def _copy_assumptions(sizing: InferenceSizing, copy: Copy, lang: Lang) -> tuple[Assumption, tuple[Assumption, ...]]:
     """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
-    gpu, model, layout = copy.gpu, sizing.model, copy.layout
+    gpu, layout = copy.gpu, copy.layout
     memory = memory_assumption(gpu, lang)
-    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
-    mfu = factor(gpu, "prefill_mfu")
-    floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
-    items = [
-        Assumption(name="decode_mbu", value=mbu.describe(), source=mbu.source),
-        Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
-        Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
-    ]
-    # The latencies the copy's own speed model applies, so the assumptions state what the estimate used.
-    measured, mla_extra = copy.speed.fp8_gemm_us, copy.speed.mla_decode_us
-    if measured is not None:
-        items.append(Assumption(name="fp8_gemm_latency_us", value=measured.describe(), source=measured.source))
-    elif sizing.precision in ("fp8", "int8"):
-        fp8 = factor(gpu, "fp8_decode")
-        items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
-    if mla_extra is not None:
-        items.append(Assumption(name="mla_decode_extra_us", value=mla_extra.describe(), source=mla_extra.source))
-    if layout.gpus > 1:
-        kind = link_kind(gpu, layout.tensor)
-        alpha = LINK_ALPHA_US[kind]
-        items.append(
-            Assumption(
-                name="tensor_parallel",
-                value=say(
-                    "a_tensor_parallel",
-                    lang,
-                    gpus=layout.tensor,
-                    link=kind if lang == "en" else _LINK_NAMES.get(kind, kind),
-                    alpha=alpha.describe(),
-                    growth=FLOOR_GROWTH_PER_DOUBLING.expected,
-                    decay=MBU_DECAY_PER_DOUBLING.expected,
-                ),
-                source=alpha.source,
-            )
-        )
-    if layout.expert > 1:
-        items.append(
-            Assumption(name="expert_all_to_all_us", value=ALL_TO_ALL_US.describe(), source=ALL_TO_ALL_US.source)
-        )
-    w4_moe = copy.speed.w4_moe
-    if w4_moe is not None:
-        items.append(Assumption(name="w4_moe_decode_latency", value=w4_moe.describe(), source=w4_moe.source))
-    if sizing.precision in WEIGHT_ONLY:
-        items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
+    # Built from the factors the copy's own speed model read: what is stated is what the estimate used.
+    tensor = layout.attention_tensor
+    kind = link_kind(gpu, tensor)
+    link = kind if lang == "en" else _LINK_NAMES.get(kind, kind)
+    items = factor_assumptions(serving_factors(copy.speed), lang, tensor, link)
     return memory, tuple(items)
