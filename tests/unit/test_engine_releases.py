@@ -109,4 +109,6 @@ def test_the_early_mi300x_deepseek_sweep_reproduces_with_the_pre_aiter_stack(ref
     for point_id in ("dstack-2025-03-r1-mi300x-vllm-3200-800", "dstack-2025-03-r1-mi300x-vllm-3200-800-c4"):
         old = point(point_id)
         today = msgspec.structs.replace(old, engine_version="0.9.0")
-        assert abs(reproduce(reference, old).error) < 0.2 < abs(reproduce(reference, today).error)
+        # The pre-AITER stack brings the early sweep closer; today's stack misses it by more than a fifth.
+        assert abs(reproduce(reference, old).error) < abs(reproduce(reference, today).error)
+        assert abs(reproduce(reference, today).error) > 0.2

@@ -177,7 +177,9 @@ def runtime_sources(path: Path) -> Iterator[str]:
 
 def _joined(lines: list[str]) -> str:
     # An address broken over two comment lines continues without a space after a '/'.
-    return "".join(line if index == 0 or lines[index - 1].endswith("/") else " " + line for index, line in enumerate(lines))
+    return "".join(
+        line if index == 0 or lines[index - 1].endswith("/") else " " + line for index, line in enumerate(lines)
+    )
 
 
 def cited(reference: Catalog, table: bool) -> set[tuple[str, str]]:
