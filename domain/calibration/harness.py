@@ -6,7 +6,7 @@ import math
 
 from domain.calibration.points import CalibrationPoint, Reproduction
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
-from domain.hardware.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION, SCENARIOS, Scenario, family_of
+from domain.hardware.efficiency import SCENARIOS, Scenario, family_of, shared
 from domain.hardware.peaks import compute_tflops
 from domain.performance.engine_releases import (
     decode_effects,
@@ -23,8 +23,8 @@ from domain.performance.training import TrainingSpeed, image_tflop, seconds_per_
 # Diffusion runtimes that compile the denoiser into one graph.
 # Optimum Habana is not among them: every Gaudi diffusion measurement runs on it, so Gaudi's factor is its speed.
 COMPILED_ENGINES = frozenset({"tensorrt", "onnxruntime", "ort", "stable-fast"})
-# Compiled runtimes whose kernels gain less over eager than TensorRT's (COMPILED_DIFFUSION otherwise).
-COMPILED_SPEEDUP = {"onnxruntime": ORT_CUDA_DIFFUSION, "ort": ORT_CUDA_DIFFUSION}
+# Compiled runtimes whose kernels gain less over eager than TensorRT's (compiled_diffusion otherwise).
+ORT_ENGINES = frozenset({"onnxruntime", "ort"})
 
 
 def _inference(catalog: Catalog, gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scenario) -> float:
@@ -127,7 +127,7 @@ def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: 
         passes,
         compiled=compiled,
         batch=max(1, point.batch),
-        speedup=COMPILED_SPEEDUP.get(point.engine, COMPILED_DIFFUSION),
+        speedup=shared("ort_cuda_diffusion" if point.engine in ORT_ENGINES else "compiled_diffusion"),
     )
     seconds *= diffusion_slowdown(point.engine, point.engine_version, point.date)
     # One denoiser call per step serves the whole batch, so its host time is shared by the batch's images.

@@ -206,6 +206,22 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "4 位 MoE 解码：每个 MoE 层与每个专家的延迟、专家权重读取速率",
     ),
     "expert_all_to_all_us": ("expert all-to-all per MoE layer (µs)", "每个 MoE 层专家全交换（微秒）"),
+    "attention_mfu": ("attention compute utilization", "注意力算力利用率"),
+    "fp8_gemm_rate": ("FP8 GEMMs: rate over the 16-bit rate", "FP8 GEMM：相对 16 位的速率"),
+    "fp4_compute": ("FP4 GEMMs: rate over the 16-bit MFU", "FP4 GEMM：相对 16 位利用率的速率"),
+    "weight_only_compute": ("weight-only 4-bit GEMMs: rate over the 16-bit rate", "仅权重 4 位 GEMM：相对 16 位的速率"),
+    "moe_gemm_half_rows": ("MoE expert GEMMs: rows per expert at half rate", "MoE 专家 GEMM：半速时每专家行数"),
+    "block_fp8_moe_share": ("block-scaled FP8 experts: share of the FP8 rate", "分块缩放 FP8 专家：FP8 速率比例"),
+    "mbu_decay_per_doubling": ("bandwidth share per doubling of the group", "并行组每扩大一倍的带宽比例"),
+    "floor_growth_per_doubling": ("step floor growth per doubling of the group", "并行组每扩大一倍的单步下限增长"),
+    "inter_node_hop_us": ("latency between nodes (µs)", "节点间延迟（微秒）"),
+    "inter_node_gbps": ("bandwidth between nodes (GB/s)", "节点间带宽（GB/s）"),
+    "fp8_train": ("FP8 training: MFU of the FP8 peak over BF16's", "FP8 训练：FP8 峰值利用率相对 BF16"),
+    "moe_train": ("MoE training: share of the dense MFU", "MoE 训练：相对稠密模型的算力利用率"),
+    "lora_time": ("LoRA: share of the full fine-tune time", "LoRA：相对全量微调的时间"),
+    "qlora_slowdown": ("QLoRA dequantization slowdown", "QLoRA 反量化减速"),
+    "fp8_prefill": ("8-bit compute: rate over the 16-bit rate", "8 位计算：相对 16 位的速率"),
+    "diffusion_pass_floor_ms": ("denoiser pass floor (ms)", "去噪单次下限（毫秒）"),
 }
 
 

@@ -21,14 +21,12 @@ from domain.hardware.collectives import (
 from domain.hardware.efficiency import (
     BLOCK_FP8_MOE,
     EFFICIENCY,
-    FP8_PREFILL,
     GEMM_SIZE,
-    MOE_GEMM_HALF_ROWS,
-    W4_COMPUTE,
-    W4_DECODE,
+    Factor,
     Scenario,
     doublings,
     family_of,
+    shared,
 )
 from domain.hardware.links import link_gbps, link_kind
 from domain.hardware.peaks import compute_tflops
@@ -120,10 +118,15 @@ class InstanceSpeed:
         self.attention_flops = mla.attention_flops_per_position(model) * context * model.layers  # per decoded token
         row = EFFICIENCY[family]
         self.mbu = row["decode_mbu_moe" if model.moe else "decode_mbu_dense"]
-        self.fp8_decode = row["fp8_decode"]
         # FP8 weight GEMMs on families with measured tables: a fixed latency per GEMM, the bytes read at the full
         # rate (instead of the fitted share of the byte saving, which also slowed the KV-cache reads).
         self.fp8_gemm_us = fp8_gemm_latency(engine, family, model) if precision == "fp8" else None
+        # The share of a precision's byte saving decode realises, where one applies.
+        self.decode_share: Factor | None = None
+        if precision in WEIGHT_ONLY:
+            self.decode_share = shared("w4_decode")
+        elif precision in ("fp8", "int8") and self.fp8_gemm_us is None:
+            self.decode_share = row["fp8_decode"]
         self.fp8_gemms_per_stage = self.layers * dense_gemms_per_layer(model)
         # 4-bit weight-only routed experts on engines and families with measured tables: a fixed latency per MoE layer
         # and per expert, the expert bytes at the tables' rate (instead of the bandwidth times the weight-only share).
@@ -131,8 +134,16 @@ class InstanceSpeed:
         self.moe_layers = self.layers * _moe_share(model)
         self.mla_decode_us = mla.decode_extra_latency(engine, family, model)  # the engine's MLA block, per layer
         self.mfu = row["prefill_mfu"]
-        self.fp4_compute = row["fp4_compute"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
+        # The GEMMs' rate in this precision over the 16-bit rate, where it differs.
+        self.gemm_precision: Factor | None = None
+        if self.fp8_gemms:
+            self.gemm_precision = shared("fp8_prefill")  # 1.5-1.8x the 16-bit rate, prefill and decode alike
+        elif precision == "fp4" and gpu.tflops.fp4:
+            self.gemm_precision = row["fp4_compute"]
+        elif self.w4_compute:
+            self.gemm_precision = shared("w4_compute")
+        self.half_rows = shared("moe_gemm_half_rows")
         # Families with measured GEMM tables: the dense GEMMs' MFU by the size of one GPU's share of a layer.
         sized = GEMM_SIZE.get(family)
         self.gemm_mfu = sized[0] if sized else row["prefill_mfu"]
@@ -172,10 +183,8 @@ class InstanceSpeed:
 
     def _mbu(self, scenario: Scenario) -> float:
         mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
-        if self.precision in WEIGHT_ONLY:
-            mbu *= W4_DECODE.at(scenario)
-        elif self.precision in ("fp8", "int8") and self.fp8_gemm_us is None:
-            mbu *= self.fp8_decode.at(scenario)
+        if self.decode_share is not None:
+            mbu *= self.decode_share.at(scenario)
         return mbu
 
     def point(self, batch: int, scenario: Scenario, arrivals_per_s: float = 0.0) -> ServingPoint:
@@ -296,18 +305,14 @@ class InstanceSpeed:
 
     def _gemm_mfu(self, scenario: Scenario) -> float:
         mfu = self.gemm_mfu.at(scenario) * self.gemm_size_share
-        if self.fp8_gemms:
-            mfu *= FP8_PREFILL.at(scenario)  # FP8 GEMMs reach 1.5-1.8x the 16-bit rate, prefill and decode alike
-        elif self.precision == "fp4" and self.gpu.tflops.fp4:
-            mfu *= self.fp4_compute.at(scenario)
-        elif self.w4_compute:
-            mfu *= W4_COMPUTE.at(scenario)
+        if self.gemm_precision is not None:
+            mfu *= self.gemm_precision.at(scenario)
         return mfu
 
     def _expert_rows(self, touched: float, scenario: Scenario, tokens: float = 0.0) -> float:
         """FLOP-equivalents a step of `tokens` tokens loses to its grouped expert GEMMs (over the dense rate)."""
-        # Each expert it touches costs as if it ran MOE_GEMM_HALF_ROWS more rows (efficiency rows / (rows + half)).
-        lost = touched * self.expert_flops * MOE_GEMM_HALF_ROWS.at(scenario)
+        # Each expert it touches costs as if it ran `half_rows` more rows (efficiency rows / (rows + half)).
+        lost = touched * self.expert_flops * self.half_rows.at(scenario)
         if self.block_fp8_moe is not None:
             share = self.block_fp8_moe.at(scenario)
             # The scales slow the rows' math, not the partial tiles' latency (at 128 rows the tables' ratio nears 1).

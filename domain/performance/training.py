@@ -8,19 +8,7 @@ from typing import NamedTuple
 
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
-from domain.hardware.efficiency import (
-    COMPILED_DIFFUSION,
-    COMPILED_DIFFUSION_FLOOR,
-    DIFFUSION_PASS_FLOOR_MS,
-    FP8_PREFILL,
-    FP8_TRAIN,
-    LORA_TIME,
-    MOE_TRAIN,
-    QLORA_SLOWDOWN,
-    Factor,
-    Scenario,
-    factor,
-)
+from domain.hardware.efficiency import COMPILED_DIFFUSION_FLOOR, Factor, FactorUse, Scenario, SharedName, factor, shared
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
 from domain.performance.layout import Bound
@@ -44,6 +32,13 @@ TP_OVERLAP = 0.4
 UNET_FLOP_PER_PARAM = 6.76e12 / 2.567e9
 DIT_FLOP_PER_PARAM = 74.4e12 / 11.9e9
 VAE_DECODE_TFLOP_1024 = 10.5
+
+
+# The adapters' factors of a fine-tuning method, in the order they apply.
+ADAPTER_FACTORS: dict[str, tuple[SharedName, ...]] = {
+    "lora": ("lora_time",),
+    "qlora": ("lora_time", "qlora_slowdown"),
+}
 
 
 @dataclass(frozen=True)
@@ -99,6 +94,7 @@ class TrainingSpeed:
         "adapter_factors",
         "exchanges_gradients",
         "expert_share",
+        "factors",
         "flops_per_token",
         "gpu",
         "inter_node_gbps",
@@ -106,6 +102,7 @@ class TrainingSpeed:
         "mfu",
         "params",
         "peak_tflops",
+        "precision",
         "sequence_length",
         "tp_ratio",
         "train_tokens",
@@ -128,18 +125,22 @@ class TrainingSpeed:
         self.layers = model.layers
         self.flops_per_token = training_flops_per_token(model, sequence_length)
         self.peak_tflops = compute_tflops(gpu, precision) or 1.0
-        self.mfu = factor(gpu, "train_mfu").at(scenario)  # before the cost of tensor parallelism
+        # The compute efficiency's factors (the first before the cost of tensor parallelism), multiplied in order.
+        efficiency = [factor(gpu, "train_mfu")]
         if precision == "fp8":
-            self.mfu *= FP8_TRAIN.at(scenario)
+            efficiency.append(shared("fp8_train"))
         if model.moe is not None:
-            self.mfu *= MOE_TRAIN.at(scenario)
+            efficiency.append(shared("moe_train"))
+        self.mfu = efficiency[0].at(scenario)
+        for extra in efficiency[1:]:
+            self.mfu *= extra.at(scenario)
         self.sequence_length = sequence_length
         # LoRA's time, then QLoRA's dequantisation, applied in this order.
-        self.adapter_factors: tuple[float, ...] = ()
-        if method in ("lora", "qlora"):
-            self.adapter_factors = (LORA_TIME.at(scenario),)
-            if method == "qlora":
-                self.adapter_factors += (QLORA_SLOWDOWN.at(scenario),)
+        adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
+        self.adapter_factors: tuple[float, ...] = tuple(adapter.at(scenario) for adapter in adapters)
+        self.precision = precision
+        # Every table factor this speed model reads: what its estimate states.
+        self.factors: tuple[Factor, ...] = (*efficiency, *adapters)
         # Adapter gradients are tiny: LoRA and QLoRA exchange only the frozen weights, and only when sharded.
         self.exchanges_gradients = method == "full"
         # Seconds of the whole run on one GPU at full peak, adapters' factors included: what layouts divide.
@@ -334,21 +335,44 @@ def seconds_per_image(
     *,
     compiled: bool = False,
     batch: int = 1,
-    speedup: Factor = COMPILED_DIFFUSION,
+    speedup: Factor | None = None,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
     # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
     # shortens it, computing `speedup` x faster than eager.
     peak = compute_tflops(gpu, precision) or 1.0
-    mfu = factor(gpu, "diffusion_mfu").at(scenario)
-    if precision in ("fp8", "int8"):
-        mfu *= FP8_PREFILL.at(scenario)
-    floor_ms = DIFFUSION_PASS_FLOOR_MS.at(scenario)
-    if compiled:
-        mfu *= speedup.at(scenario)
+    rate, share, floor, gain = _image_factors(gpu, precision, compiled, speedup)
+    mfu = rate.at(scenario)
+    if share is not None:
+        mfu *= share.at(scenario)
+    floor_ms = floor.at(scenario)
+    if gain is not None:
+        mfu *= gain.at(scenario)
         floor_ms /= COMPILED_DIFFUSION_FLOOR
     return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)
+
+
+def _image_factors(
+    gpu: Gpu, precision: str, compiled: bool, speedup: Factor | None
+) -> tuple[Factor, Factor | None, Factor, Factor | None]:
+    """The denoiser's MFU, its 8-bit gain, the per-pass floor and a compiled graph's gain (None where none applies)."""
+    share = shared("fp8_prefill") if precision in ("fp8", "int8") else None
+    gain = (speedup or shared("compiled_diffusion")) if compiled else None
+    return factor(gpu, "diffusion_mfu"), share, shared("diffusion_pass_floor_ms"), gain
+
+
+def image_factors(
+    gpu: Gpu, precision: str, *, compiled: bool = False, speedup: Factor | None = None
+) -> tuple[FactorUse, ...]:
+    """The factors `seconds_per_image` reads for this GPU and precision, as an estimate states them."""
+    used = [item for item in _image_factors(gpu, precision, compiled, speedup) if item is not None]
+    return tuple(FactorUse(item.name, item.family, precision, item) for item in used)
+
+
+def training_factors(speed: TrainingSpeed) -> tuple[FactorUse, ...]:
+    """The factors a training speed model read, as an estimate states them."""
+    return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in speed.factors)
 
 
 class Shape(NamedTuple):

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 
 from domain.catalog import DiffusionModel, Gpu
-from domain.hardware.efficiency import SCENARIOS, Scenario, factor
+from domain.hardware.efficiency import SCENARIOS, Scenario
+from domain.narrative.factor_assumptions import stated
 from domain.narrative.image_launch import image_launch
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
-from domain.performance.training import image_tflop, seconds_per_image
+from domain.performance.training import image_factors, image_tflop, seconds_per_image
 from domain.planning.facts import ImageCheck, ImageSpeedFact
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter
@@ -111,7 +112,6 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         need_value=workload.images_per_hour,
     )
     candidate.reasons.append(plan.say("images_per_gpu", per_gpu=per_gpu))
-    mfu = factor(gpu, "diffusion_mfu")
     flops = tflop
     candidate.assumptions = [
         Assumption(
@@ -126,7 +126,8 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
             ),
             source="Podell et al. 2023, SDXL (arXiv:2307.01952); the model card's denoiser size",
         ),
-        Assumption(name="diffusion_mfu", value=mfu.describe(), source=mfu.source),
+        # The factors seconds_per_image read: the MFU, the 8-bit gain where it applies, the per-pass floor.
+        *(stated(use) for use in image_factors(gpu, workload.precision)),
         Assumption(
             name="batch",
             value=plan.say("a_image_batch", batch=batch),

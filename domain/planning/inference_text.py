@@ -5,13 +5,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
-from domain.hardware.collectives import ALL_TO_ALL_US, FLOOR_GROWTH_PER_DOUBLING, LINK_ALPHA_US, MBU_DECAY_PER_DOUBLING
-from domain.hardware.efficiency import W4_DECODE, factor
 from domain.hardware.links import link_kind
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.explain import layout_text, request_targets, say
+from domain.narrative.factor_assumptions import factor_assumptions
 from domain.narrative.launch import inference_launch, stage_span
 from domain.performance.engines import ENGINES
+from domain.performance.factor_record import serving_factors
 from domain.performance.layout import Layout
 from domain.performance.memory import (
     BYTES_PER_PARAM,
@@ -248,50 +248,11 @@ _LINK_NAMES = {
 
 def _copy_assumptions(sizing: InferenceSizing, copy: Copy, lang: Lang) -> tuple[Assumption, tuple[Assumption, ...]]:
     """What a copy's estimate assumes apart from the request and the batch: the same for every request of its shape."""
-    gpu, model, layout = copy.gpu, sizing.model, copy.layout
+    gpu, layout = copy.gpu, copy.layout
     memory = memory_assumption(gpu, lang)
-    mbu = factor(gpu, "decode_mbu_moe" if model.moe else "decode_mbu_dense")
-    mfu = factor(gpu, "prefill_mfu")
-    floor = factor(gpu, "step_floor_us_moe" if model.moe else "step_floor_us_dense")
-    items = [
-        Assumption(name="decode_mbu", value=mbu.describe(), source=mbu.source),
-        Assumption(name="prefill_mfu", value=mfu.describe(), source=mfu.source),
-        Assumption(name="step_floor_us_per_layer", value=floor.describe(), source=floor.source),
-    ]
-    # The latencies the copy's own speed model applies, so the assumptions state what the estimate used.
-    measured, mla_extra = copy.speed.fp8_gemm_us, copy.speed.mla_decode_us
-    if measured is not None:
-        items.append(Assumption(name="fp8_gemm_latency_us", value=measured.describe(), source=measured.source))
-    elif sizing.precision in ("fp8", "int8"):
-        fp8 = factor(gpu, "fp8_decode")
-        items.append(Assumption(name="fp8_decode_share_of_byte_saving", value=fp8.describe(), source=fp8.source))
-    if mla_extra is not None:
-        items.append(Assumption(name="mla_decode_extra_us", value=mla_extra.describe(), source=mla_extra.source))
-    if layout.gpus > 1:
-        kind = link_kind(gpu, layout.tensor)
-        alpha = LINK_ALPHA_US[kind]
-        items.append(
-            Assumption(
-                name="tensor_parallel",
-                value=say(
-                    "a_tensor_parallel",
-                    lang,
-                    gpus=layout.tensor,
-                    link=kind if lang == "en" else _LINK_NAMES.get(kind, kind),
-                    alpha=alpha.describe(),
-                    growth=FLOOR_GROWTH_PER_DOUBLING.expected,
-                    decay=MBU_DECAY_PER_DOUBLING.expected,
-                ),
-                source=alpha.source,
-            )
-        )
-    if layout.expert > 1:
-        items.append(
-            Assumption(name="expert_all_to_all_us", value=ALL_TO_ALL_US.describe(), source=ALL_TO_ALL_US.source)
-        )
-    w4_moe = copy.speed.w4_moe
-    if w4_moe is not None:
-        items.append(Assumption(name="w4_moe_decode_latency", value=w4_moe.describe(), source=w4_moe.source))
-    if sizing.precision in WEIGHT_ONLY:
-        items.append(Assumption(name="weight_only_decode", value=W4_DECODE.describe(), source=W4_DECODE.source))
+    # Built from the factors the copy's own speed model read: what is stated is what the estimate used.
+    tensor = layout.attention_tensor
+    kind = link_kind(gpu, tensor)
+    link = kind if lang == "en" else _LINK_NAMES.get(kind, kind)
+    items = factor_assumptions(serving_factors(copy.speed), lang, tensor, link)
     return memory, tuple(items)

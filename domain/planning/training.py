@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Literal
 
 from domain.catalog import Gpu, LlmModel
-from domain.hardware.efficiency import FP8_TRAIN, SCENARIOS, Scenario
+from domain.hardware.efficiency import SCENARIOS, Scenario, shared
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import training_launch
 from domain.performance.memory import GB
@@ -297,7 +297,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     if workload.precision in ("bf16", "fp16") and gpu.tflops.fp8 and sizing.method == "full":
         # Transformer Engine's FP8 recipes reach about the BF16 MFU of the FP8 peak on GPUs that have one.
         half = gpu.tflops.bf16 or gpu.tflops.fp16 or gpu.tflops.fp8
-        speedup = gpu.tflops.fp8 / half * FP8_TRAIN.expected
+        speedup = gpu.tflops.fp8 / half * shared("fp8_train").expected
         if speedup > 1.2:
             candidate.reasons.append(plan.say("fp8_training", speedup=speedup, hours=runs["expected"].hours / speedup))
     candidate.assumptions = training_assumptions(
@@ -310,6 +310,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         nodes,
         global_batch,
         expected.bubble(shape.pipeline, micro_batches),
+        expected,
     )
     return candidate
 

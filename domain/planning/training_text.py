@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS
-from domain.hardware.efficiency import factor
 from domain.narrative.explain import say
-from domain.performance.training import Shape, TrainingSpeed, training_flops_per_token
+from domain.narrative.factor_assumptions import stated
+from domain.performance.training import Shape, TrainingSpeed, training_factors, training_flops_per_token
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
 from domain.workloads.results import Assumption
@@ -54,13 +54,13 @@ def training_assumptions(
     nodes: int,
     global_batch: int,
     bubble: float,
+    speed: TrainingSpeed,
 ) -> list[Assumption]:
     """Compute, efficiency, layout and optimizer-state assumptions of a training option."""
     workload = plan.resolved.workload
     sequence = workload.sequence_length  # type: ignore[union-attr]
     optimizer = workload.optimizer  # type: ignore[union-attr]
     recomputed = shape.recomputed_layers(model.layers)
-    mfu = factor(gpu, "train_mfu")
     per_token = training_flops_per_token(model, sequence)
     data = gpus // (shape.tensor * shape.pipeline)
     lang = plan.lang
@@ -103,7 +103,8 @@ def training_assumptions(
             ),
             source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)",
         ),
-        Assumption(name="train_mfu", value=mfu.describe(), source=mfu.source),
+        # The efficiency factors the speed model read (the MFU, and FP8's, MoE's and the adapters' where they apply).
+        *(stated(use) for use in training_factors(speed)),
         Assumption(name="sharding", value=layout, source=sources),
         Assumption(
             name="optimizer_states",

@@ -25,12 +25,32 @@ class Range(Result, kw_only=True, frozen=True):
     high: float
 
 
+class FactorUsed(Result, kw_only=True, frozen=True):
+    """A performance-model factor the estimate read, as it applied it."""
+
+    name: Annotated[str, msgspec.Meta(description="The factor's name in the model's factor table.")]
+    family: Annotated[
+        str, msgspec.Meta(description="The GPU family whose row of the table it came from; all: no family's.")
+    ]
+    precision: Annotated[str, msgspec.Meta(description="The precision of the estimate it applied to.")]
+    expected: Annotated[float, msgspec.Meta(description="The value the expected figures used.")]
+    low: Annotated[float, msgspec.Meta(description="The low end of its band, as applied.")]
+    high: Annotated[float, msgspec.Meta(description="The high end of its band, as applied.")]
+
+
 class Assumption(Result, kw_only=True, frozen=True):
     """One input that produced an estimate."""
 
     name: str
     value: str
     source: str
+    factor: Annotated[
+        FactorUsed | None,
+        msgspec.Meta(
+            description="Where the assumption is one factor of the performance model: the factor as the estimate "
+            "read it (the value stated is this one); null otherwise."
+        ),
+    ] = None
 
 
 class GpuSummary(Result, kw_only=True, frozen=True):

@@ -200,6 +200,9 @@ def test_utilization_is_the_one_spelling() -> None:
 def test_factor_sources_can_be_followed() -> None:
     factors = [
         *(factor for row in efficiency.EFFICIENCY.values() for factor in row.values()),
+        *efficiency.SHARED.values(),
+        *efficiency.BLOCK_FP8_MOE.values(),
+        *(factor for factor, _ in efficiency.GEMM_SIZE.values()),
         *collectives.LINK_ALPHA_US.values(),
         *(factor for pair in mla.MLA_PREFILL.values() for factor in pair),
         *(

@@ -5,20 +5,21 @@ from __future__ import annotations
 from api.adapters.storage.reference import calibration_points
 from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
-from domain.hardware.efficiency import COMPILED_DIFFUSION, ORT_CUDA_DIFFUSION
+from domain.hardware.efficiency import shared
 from domain.performance.training import seconds_per_image
 from tests.conftest import gpu
 
 
 def test_onnxruntime_cuda_gains_less_over_eager_than_tensorrt(reference: Catalog) -> None:
     t4 = gpu(reference, "t4")
+    compiled, ort_cuda = shared("compiled_diffusion"), shared("ort_cuda_diffusion")
     # Compute-bound (no floor): 50 steps x 2 passes of a large image.
     eager = seconds_per_image(500.0, t4, "fp16", "expected", 100)
     tensorrt = seconds_per_image(500.0, t4, "fp16", "expected", 100, compiled=True)
-    ort = seconds_per_image(500.0, t4, "fp16", "expected", 100, compiled=True, speedup=ORT_CUDA_DIFFUSION)
+    ort = seconds_per_image(500.0, t4, "fp16", "expected", 100, compiled=True, speedup=ort_cuda)
     assert tensorrt < ort < eager
-    assert eager / ort == ORT_CUDA_DIFFUSION.expected
-    assert eager / tensorrt == COMPILED_DIFFUSION.expected
+    assert eager / ort == ort_cuda.expected
+    assert eager / tensorrt == compiled.expected
 
 
 def test_gaudi2_images_come_at_the_rate_optimum_habana_measures(reference: Catalog) -> None:
