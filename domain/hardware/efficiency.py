@@ -105,7 +105,6 @@ SharedName = Literal[
     "moe_gemm_half_rows",
     "lora_time",
     "qlora_slowdown",
-    "fp8_train",
     "moe_train",
     "diffusion_pass_floor_ms",
     "compiled_diffusion",

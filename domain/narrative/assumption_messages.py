@@ -17,6 +17,20 @@ ASSUMPTION_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "{input} input + {output} output tokens, mean decode context input + output/2",
         "zh": "输入 {input} + 输出 {output} 个 token，解码时平均上下文为输入 + 输出/2",
     },
+    "a_output_lengths": {
+        "en": "output lengths heavy-tailed (log-normal, sigma {sigma:.2f}): median {median:,.0f} tokens for the mean "
+        "of {mean:,}; throughput assumes waiting requests keep the batch full; an offline job ends as its last batch "
+        "drains: {requests:,} requests at {slots} sequences per copy keep {share:.0%} of that throughput",
+        "zh": "输出长度为重尾分布（对数正态，σ = {sigma:.2f}）：均值 {mean:,} 时中位数 {median:,.0f} 个 "
+        "token；吞吐量假定等待中的请求让批次保持满载；离线任务在最后一批排空时结束："
+        "每个副本 {slots} 个序列处理 {requests:,} 个请求时，保留该吞吐量的 {share:.0%}",
+    },
+    "a_low_precision": {
+        "en": "{precision} speeds up the linear layers' GEMMs only, {share:.0%} of a 16-bit step (attention, norms, "
+        "casts and exchanges keep their time): {speedup:.2f}x the 16-bit run",
+        "zh": "{precision} 只加速线性层的矩阵乘法，占 16 位训练步的 {share:.0%}"
+        "（注意力、归一化、类型转换与通信耗时不变）：为 16 位训练的 {speedup:.2f} 倍",
+    },
     "a_engine": {
         "en": "{engine}: up to {large} sequences per copy on GPUs of 70 GiB or more ({small} below), KV cache {kv}, "
         "decode efficiency x{speedup:g} of vLLM's",

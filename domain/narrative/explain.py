@@ -165,6 +165,7 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "optimizer_states": ("optimizer states", "优化器状态"),
     "image_tflop": ("compute per image", "每张图计算量"),
     "diffusion_mfu": ("diffusion compute utilization", "扩散模型算力利用率"),
+    "denoiser_gemm_share": ("denoiser GEMM rate vs SDXL", "去噪网络矩阵乘速率（相对 SDXL）"),
     "system": ("server", "整机"),
     "gpu": ("GPU", "GPU"),
     "gpu_count": ("GPU count", "GPU 数量"),
@@ -197,6 +198,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "MLA decode: the engine's extra latency per layer (µs)",
         "MLA 解码：推理引擎每层额外延迟（微秒）",
     ),
+    "moe_layer_extra_us": (
+        "MoE decode: the engine's extra latency per layer at one sequence (µs)",
+        "MoE 解码：推理引擎单序列时每层额外延迟（微秒）",
+    ),
     "fp8_gemm_latency_us": (
         "FP8 decode: fixed latency per weight GEMM (µs)",
         "FP8 解码：每个权重 GEMM 的固定延迟（微秒）",
@@ -216,7 +221,11 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "floor_growth_per_doubling": ("step floor growth per doubling of the group", "并行组每扩大一倍的单步下限增长"),
     "inter_node_hop_us": ("latency between nodes (µs)", "节点间延迟（微秒）"),
     "inter_node_gbps": ("bandwidth between nodes (GB/s)", "节点间带宽（GB/s）"),
-    "fp8_train": ("FP8 training: MFU of the FP8 peak over BF16's", "FP8 训练：FP8 峰值利用率相对 BF16"),
+    "low_precision_share": (
+        "FP8/FP4 training: share of the step in low-precision GEMMs",
+        "FP8/FP4 训练：步时中低精度 GEMM 的占比",
+    ),
+    "output_lengths": ("output lengths: spread and the drain of a finite job", "输出长度：分布与有限任务的收尾"),
     "moe_train": ("MoE training: share of the dense MFU", "MoE 训练：相对稠密模型的算力利用率"),
     "lora_time": ("LoRA: share of the full fine-tune time", "LoRA：相对全量微调的时间"),
     "qlora_slowdown": ("QLoRA dequantization slowdown", "QLoRA 反量化减速"),

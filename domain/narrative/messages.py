@@ -146,12 +146,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
         "en": "{layout} chosen: it serves the load for {cost} against {other_cost} with {other}.",
         "zh": "选择 {layout}：满足负载的成本为 {cost}，而 {other} 需要 {other_cost}。",
     },
-    "layout_latency": {
+    "layout_tie_cost": {
         "en": "{layout} chosen: {tokens:,.0f} output tokens/s against {other_tokens:,.0f} with {other}, the same "
-        "within the estimates' accuracy, and {tpot:,.0f} ms per token for a lone request against "
-        "{other_tpot:,.0f} ms.",
+        "within the estimates' accuracy, at {cost} per million output tokens against {other_cost}.",
         "zh": "选择 {layout}：每秒输出 {tokens:,.0f} 个 token，{other} 为 {other_tokens:,.0f}，在估算精度内相同；"
-        "单个请求每个 token {tpot:,.0f} 毫秒，而 {other} 为 {other_tpot:,.0f} 毫秒。",
+        "每百万输出 token 成本 {cost}，而 {other} 为 {other_cost}。",
     },
     "layout_throughput": {
         "en": "{layout} chosen: {tokens:,.0f} output tokens/s on these GPUs against {other_tokens:,.0f} with {other}.",

@@ -11,6 +11,8 @@ from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
 from domain.hardware.efficiency import COMPILED_DIFFUSION_FLOOR, Factor, FactorUse, Scenario, SharedName, factor, shared
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
+from domain.performance.diffusion_gemms import gemm_share
+from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
 from domain.performance.memory import active_params, diffusion_scale, moe_split
 
@@ -124,16 +126,19 @@ class TrainingSpeed:
         self.train_tokens = train_tokens
         self.layers = model.layers
         self.flops_per_token = training_flops_per_token(model, sequence_length)
-        self.peak_tflops = compute_tflops(gpu, precision) or 1.0
+        # FP8 speeds up the linear layers' GEMMs only: the run is a 16-bit run sped up by that share.
+        low_precision = precision in ("fp8", "fp4")
+        peak = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
+        self.peak_tflops: float = peak or 1.0
         # The compute efficiency's factors (the first before the cost of tensor parallelism), multiplied in order.
         efficiency = [factor(gpu, "train_mfu")]
-        if precision == "fp8":
-            efficiency.append(shared("fp8_train"))
         if model.moe is not None:
             efficiency.append(shared("moe_train"))
         self.mfu = efficiency[0].at(scenario)
         for extra in efficiency[1:]:
             self.mfu *= extra.at(scenario)
+        if low_precision:
+            self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)
         self.sequence_length = sequence_length
         # LoRA's time, then QLoRA's dequantisation, applied in this order.
         adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
@@ -323,7 +328,8 @@ def image_seconds(
 ) -> float:
     """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
     passes = steps * model.passes_per_step
-    return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario, passes)
+    tflop, share = image_tflop(model, width, height, steps), gemm_share(model, gpu, width, height, 1)
+    return seconds_per_image(tflop, gpu, precision, scenario, passes, gemm_share=share)
 
 
 def seconds_per_image(
@@ -336,6 +342,7 @@ def seconds_per_image(
     compiled: bool = False,
     batch: int = 1,
     speedup: Factor | None = None,
+    gemm_share: float = 1.0,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
@@ -343,7 +350,7 @@ def seconds_per_image(
     # shortens it, computing `speedup` x faster than eager.
     peak = compute_tflops(gpu, precision) or 1.0
     rate, share, floor, gain = _image_factors(gpu, precision, compiled, speedup)
-    mfu = rate.at(scenario)
+    mfu = rate.at(scenario) * gemm_share  # the denoiser's GEMM shapes against SDXL's pass (diffusion_gemms.py)
     if share is not None:
         mfu *= share.at(scenario)
     floor_ms = floor.at(scenario)

@@ -38,6 +38,9 @@ from domain.workloads.results import MemoryUse, Parallelism, PerformanceEstimate
 
 # Layouts whose throughputs differ by less than the narrowest band any estimate gets are a tie.
 THROUGHPUT_TIE = 0.10
+# Costs per token closer than this are the same to the cent the answer states per million tokens on a dollar's scale;
+# between such layouts the simpler one (fewer GPUs per copy, fewer stages) is what an operator runs.
+COST_TIE = 0.01
 
 
 def _check_forced(plan: Plan, sizing: InferenceSizing) -> None:
@@ -186,7 +189,7 @@ def plan_inference(plan: Plan, gpu: Gpu) -> Candidate:
         raise closest or first_error
     choices.sort(key=lambda c: c.key(sizing.has_load, fixed))
     if fixed and not sizing.has_load:
-        _prefer_faster_among_equals(choices)
+        _prefer_cheaper_among_equals(choices)
     chosen = choices[0]
     runner_up = choices[1] if len(choices) > 1 else None
     nodes = node_count(chosen.rental, chosen.gpus)
@@ -210,19 +213,29 @@ def workload_limit(workload: InferenceWorkload, target: str) -> float:
     return limit
 
 
-def _prefer_faster_among_equals(choices: list[Choice]) -> None:
-    """Put first the fastest layout at batch 1 of those the ledger cannot tell from the best one by throughput."""
-    # Cannot tell: throughput within the ledger's narrowest band of the best one's. The time per token at batch 1 is how
-    # fast a request is served when it is not queued behind others: one TP8 copy rather than two TP4 copies of the same
-    # throughput, as AMD runs Llama 3.1 405B on 8x MI300X.
+def _prefer_cheaper_among_equals(choices: list[Choice]) -> None:
+    """Put first the cheapest per token of the layouts the ledger cannot tell from the best one by throughput."""
+    # With no load the question is throughput. Layouts within the ledger's narrowest band of the best one's cannot be
+    # told apart by it, so what decides is what a token costs (whole instances of different sizes are priced
+    # differently), not the time per token of a lone request, which no load asks about.
     best = choices[0]
     equals = [
         c for c in choices if len(c.unmet) == len(best.unmet) and c.throughput * (1 + THROUGHPUT_TIE) >= best.throughput
     ]
-    fastest = min(equals, key=lambda c: c.copy.point(1).tpot_s)
-    if fastest is not best:
-        choices.remove(fastest)
-        choices.insert(0, fastest)
+    priced = all(c.rental is not None for c in equals)
+
+    def per_token(choice: Choice) -> float:
+        # Dollars where every layout has a price, else GPU-hours for all: a price is not comparable with a GPU count.
+        return (choice.hourly() if priced else choice.gpus) / choice.throughput
+
+    lowest = min(per_token(c) for c in equals)
+    cheapest = min(
+        (c for c in equals if per_token(c) <= lowest * (1 + COST_TIE)),
+        key=lambda c: (c.copy.gpus, c.copy.layout.pipeline, per_token(c)),
+    )
+    if cheapest is not best:
+        choices.remove(cheapest)
+        choices.insert(0, cheapest)
 
 
 def _candidate(

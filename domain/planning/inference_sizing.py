@@ -81,12 +81,16 @@ class Choice:
         or throughput (per dollar)."""
         missed = float(len(self.unmet))
         gap = self.latency_ms() or 0.0
-        hourly = self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
+        hourly = self.hourly()
         if with_load and not fixed:
             return (missed, gap, hourly, -self.throughput)
         if fixed:
             return (missed, gap, -self.throughput, self.copy.gpus)
         return (missed, gap, -self.throughput / hourly, hourly)
+
+    def hourly(self) -> float:
+        """What the whole configuration costs per hour; its GPU count where nobody rents the GPU."""
+        return self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
 
     def missed_latency(self) -> str | None:
         """The latency target this choice misses (time per token first), or None."""

@@ -20,6 +20,7 @@ from domain.performance.memory import (
     kv_bytes_per_token,
     usable_memory_bytes,
 )
+from domain.performance.output_lengths import REASONING_SOURCE, drained_share, length_sigma, median_length
 from domain.performance.serving import WEIGHT_ONLY
 from domain.planning.facts import CopyAssumptionsFact
 from domain.planning.inference_sizing import Choice, Copy, InferenceSizing
@@ -63,19 +64,26 @@ def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: C
             other_per_dollar=other.throughput * 3600 / other.rental.usd_per_hour,
         )
     if plan.fixed_count is not None and not sizing.has_load and chosen.throughput < other.throughput:
-        # Chosen among equals for its speed per request (see _prefer_faster_among_equals).
+        # Chosen among equals for its cost per token (see _prefer_cheaper_among_equals).
+        priced = chosen.rental is not None and other.rental is not None
         return plan.say(
-            "layout_latency",
+            "layout_tie_cost",
             layout=label,
             tokens=chosen.throughput,
             other=other_label,
             other_tokens=other.throughput,
-            tpot=chosen.copy.point(1).tpot_s * 1e3,
-            other_tpot=other.copy.point(1).tpot_s * 1e3,
+            cost=_per_million(chosen, priced),
+            other_cost=_per_million(other, priced),
         )
     return plan.say(
         "layout_throughput", layout=label, tokens=chosen.throughput, other=other_label, other_tokens=other.throughput
     )
+
+
+def _per_million(choice: Choice, priced: bool) -> str:
+    """What a million output tokens cost on this choice: dollars, or GPU-hours where not both layouts are priced."""
+    per_million = (choice.hourly() if priced else choice.gpus) * 1e6 / (choice.throughput * 3600)
+    return f"${per_million:,.2f}" if priced else f"{per_million:,.2f} GPU-h"
 
 
 def describe_inference(
@@ -188,6 +196,7 @@ def _request_assumptions(
             ),
             source=engine.source,
         ),
+        *_length_assumptions(model, workload, lang),
         Assumption(
             name="use_case",
             value=request_targets(workload, lang) or "",
@@ -204,6 +213,31 @@ def _request_assumptions(
 
 
 _shared_assumptions = lru_cache(maxsize=1024)(_request_assumptions)
+
+# The offline job the length assumption states its drain for: a hundred batches of 256 sequences.
+EXAMPLE_SLOTS = 256
+EXAMPLE_REQUESTS = 100 * EXAMPLE_SLOTS
+
+
+def _length_assumptions(model: LlmModel, workload: InferenceWorkload, lang: Lang) -> tuple[Assumption, ...]:
+    """The output-length distribution of a reasoning model and the drain it costs a finite job; none otherwise."""
+    sigma = length_sigma(model.id)
+    if sigma is None:
+        return ()
+    mean = workload.output_tokens
+    cap = max(mean, model.max_context - workload.input_tokens)
+    share = drained_share(EXAMPLE_REQUESTS, EXAMPLE_SLOTS, mean, sigma, cap)
+    value = say(
+        "a_output_lengths",
+        lang,
+        sigma=sigma,
+        median=median_length(mean, sigma),
+        mean=mean,
+        requests=EXAMPLE_REQUESTS,
+        slots=EXAMPLE_SLOTS,
+        share=share,
+    )
+    return (Assumption(name="output_lengths", value=value, source=REASONING_SOURCE),)
 
 
 def _assumptions(plan: Plan, sizing: InferenceSizing, chosen: Choice) -> list[Assumption]:

@@ -7,9 +7,10 @@ from functools import cached_property
 from typing import Literal
 
 from domain.catalog import Gpu, LlmModel
-from domain.hardware.efficiency import SCENARIOS, Scenario, shared
+from domain.hardware.efficiency import SCENARIOS, Scenario
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.launch import training_launch
+from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.memory import GB
 from domain.performance.training import TrainingSpeed
 from domain.performance.training_memory import Activations, TrainingStates, training_usable_bytes
@@ -295,9 +296,8 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
     if workload.precision == "bf16" and not gpu.tflops.bf16:
         candidate.warnings.append(plan.say("fp16_for_bf16", gpu=gpu.name))
     if workload.precision in ("bf16", "fp16") and gpu.tflops.fp8 and sizing.method == "full":
-        # Transformer Engine's FP8 recipes reach about the BF16 MFU of the FP8 peak on GPUs that have one.
-        half = gpu.tflops.bf16 or gpu.tflops.fp16 or gpu.tflops.fp8
-        speedup = gpu.tflops.fp8 / half * shared("fp8_train").expected
+        # FP8 speeds up the linear layers' GEMMs only (domain.performance.fp8_training).
+        speedup = low_precision_speedup(model, gpu, "fp8", workload.sequence_length, "expected")
         if speedup > 1.2:
             candidate.reasons.append(plan.say("fp8_training", speedup=speedup, hours=runs["expected"].hours / speedup))
     candidate.assumptions = training_assumptions(

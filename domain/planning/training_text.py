@@ -6,6 +6,7 @@ from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS
 from domain.narrative.explain import say
 from domain.narrative.factor_assumptions import stated
+from domain.performance.fp8_training import OTHER_WORK_HIDDEN, gemm_time_share, low_precision_speedup
 from domain.performance.training import Shape, TrainingSpeed, training_factors, training_flops_per_token
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
@@ -112,6 +113,17 @@ def training_assumptions(
             source="Rajbhandari et al. 2020 (arXiv:1910.02054): 16 bytes per parameter with mixed-precision Adam",
         ),
     ]
+    precision = workload.precision  # type: ignore[union-attr]
+    if precision in ("fp8", "fp4"):
+        share = gemm_time_share(model, sequence, "expected")
+        speedup = low_precision_speedup(model, gpu, precision, sequence, "expected")
+        assumptions.append(
+            Assumption(
+                name="low_precision_share",
+                value=say("a_low_precision", lang, precision=precision, share=share, speedup=speedup),
+                source=OTHER_WORK_HIDDEN.source,
+            )
+        )
     if nodes > 1:
         assumptions.append(
             Assumption(

@@ -96,7 +96,7 @@ def test_families_with_a_gemm_size_curve_state_the_attention_rate_apart(referenc
 
 LLAMA_8B = {"model": "llama-3.1-8b"}
 TRAINING_CASES = [
-    ({"kind": "training", **LLAMA_8B, "train_tokens": 1e10, "precision": "fp8"}, "h100", 8, "fp8_train"),
+    ({"kind": "training", **LLAMA_8B, "train_tokens": 1e10, "precision": "fp8"}, "h100", 8, "train_mfu"),
     ({"kind": "training", "model": "mixtral-8x7b", "train_tokens": 1e10}, "h100", 16, "moe_train"),
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "qlora", "train_tokens": 1e8}, "l40s", 1, "qlora_slowdown"),
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "lora_time"),
