@@ -8,6 +8,7 @@ from domain.calibration.points import CalibrationPoint, Reproduction
 from domain.catalog import Catalog, DiffusionModel, Gpu, LlmModel
 from domain.hardware.efficiency import SCENARIOS, Scenario, family_of, shared
 from domain.hardware.peaks import compute_tflops
+from domain.performance.diffusion_gemms import gemm_share
 from domain.performance.engine_releases import (
     decode_effects,
     diffusion_slowdown,
@@ -128,6 +129,7 @@ def _images(gpu: Gpu, model: DiffusionModel, point: CalibrationPoint, scenario: 
         compiled=compiled,
         batch=max(1, point.batch),
         speedup=shared("ort_cuda_diffusion" if point.engine in ORT_ENGINES else "compiled_diffusion"),
+        gemm_share=gemm_share(model, family_of(gpu), point.width, point.height, point.batch),
     )
     seconds *= diffusion_slowdown(point.engine, point.engine_version, point.date)
     # One denoiser call per step serves the whole batch, so its host time is shared by the batch's images.

@@ -165,6 +165,7 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "optimizer_states": ("optimizer states", "优化器状态"),
     "image_tflop": ("compute per image", "每张图计算量"),
     "diffusion_mfu": ("diffusion compute utilization", "扩散模型算力利用率"),
+    "denoiser_gemm_share": ("denoiser GEMM rate vs SDXL", "去噪网络矩阵乘速率（相对 SDXL）"),
     "system": ("server", "整机"),
     "gpu": ("GPU", "GPU"),
     "gpu_count": ("GPU count", "GPU 数量"),
@@ -196,6 +197,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "mla_decode_extra_us": (
         "MLA decode: the engine's extra latency per layer (µs)",
         "MLA 解码：推理引擎每层额外延迟（微秒）",
+    ),
+    "moe_layer_extra_us": (
+        "MoE decode: the engine's extra latency per layer at one sequence (µs)",
+        "MoE 解码：推理引擎单序列时每层额外延迟（微秒）",
     ),
     "fp8_gemm_latency_us": (
         "FP8 decode: fixed latency per weight GEMM (µs)",

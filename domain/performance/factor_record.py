@@ -47,6 +47,8 @@ def serving_factors(speed: InstanceSpeed) -> tuple[FactorUse, ...]:
         use("fp8_gemm_latency_us", speed.fp8_gemm_us)
     if speed.mla_decode_us is not None:
         use("mla_decode_extra_us", speed.mla_decode_us)
+    if speed.moe_extra_us is not None:
+        use("moe_layer_extra_us", speed.moe_extra_us)
     if speed.w4_moe is not None:
         use("w4_moe_layer_us", speed.w4_moe.layer_us)
         use("w4_moe_expert_us", speed.w4_moe.expert_us)

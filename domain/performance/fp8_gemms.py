@@ -62,3 +62,28 @@ def dense_gemms_per_layer(model: LlmModel) -> float:
     dense_share = moe.first_dense_layers / model.layers
     shared = 2.0 if moe.shared_experts else 0.0
     return attention + 2.0 * dense_share + shared * (1.0 - dense_share)
+
+
+# vLLM's block-scaled FP8 MoE layer (fused Triton experts with per-token-group activation quantisation) on Hopper
+# takes longer than TensorRT-LLM's CUTLASS MoE at small batches, on top of the shared per-layer floor: the engines'
+# decode steps of DeepSeek-V3 FP8 at TP8/EP8 from the measured tables (aiconfigurator-core 0.12.0, vllm 0.24.0 vs
+# trtllm 1.3.0rc20, generation_moe_overlap per MoE layer, 1024 + 2048 tokens): h200_sxm +70.1 / +31.3 / +32.0 / +20.5
+# us at 1 / 4 / 16 / 64 sequences, h100_sxm +77.8 / +36.7 / -14.2 / +6.0; about 74 us / sqrt(sequences). The MLA
+# blocks differ besides (domain/performance/mla.py); together they are the tables' 14.69 vs 7.00 ms step at batch 1.
+VLLM_BLOCK_FP8_MOE_US: dict[tuple[str, Family], Factor] = {
+    ("vllm", "hopper"): Factor(
+        74.0,
+        50.0,
+        78.0,
+        f"{KERNELS} 0.12.0: DeepSeek-V3 fp8_block decode step per op, vllm 0.24.0 - trtllm 1.3.0rc20 MoE per layer "
+        "at 1 sequence: H200 70.1 us, H100 77.8 us (x 1 / sqrt(sequences) at 4-64)",
+        False,
+    ),
+}
+
+
+def block_fp8_moe_extra(engine: str, family: Family, model: LlmModel, precision: str) -> Factor | None:
+    """What an engine's block-scaled FP8 MoE layer adds (us at one sequence) over the shared floor; None elsewhere."""
+    if precision != "fp8" or model.moe is None or model.native_precision != "fp8":
+        return None
+    return VLLM_BLOCK_FP8_MOE_US.get((engine, family))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
@@ -32,7 +33,7 @@ from domain.hardware.links import link_gbps, link_kind
 from domain.hardware.peaks import compute_tflops
 from domain.performance import mla
 from domain.performance.engine_releases import TODAY, DecodeEffects
-from domain.performance.fp8_gemms import dense_gemms_per_layer, fp8_gemm_latency
+from domain.performance.fp8_gemms import block_fp8_moe_extra, dense_gemms_per_layer, fp8_gemm_latency
 from domain.performance.layout import Bound, Layout, ServingPoint
 from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.performance.w4_moe import w4_moe_latency
@@ -133,6 +134,7 @@ class InstanceSpeed:
         self.w4_moe = w4_moe_latency(engine, family, model, precision, layout.expert)
         self.moe_layers = self.layers * _moe_share(model)
         self.mla_decode_us = mla.decode_extra_latency(engine, family, model)  # the engine's MLA block, per layer
+        self.moe_extra_us = block_fp8_moe_extra(engine, family, model, precision)  # the engine's MoE layer, at batch 1
         self.mfu = row["prefill_mfu"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
         # The GEMMs' rate in this precision over the 16-bit rate, where it differs.
@@ -252,6 +254,8 @@ class InstanceSpeed:
             t_gemm = max(self.base_bytes / bandwidth + experts, gemm_flops / rate)
         if self.fp8_gemm_us is not None:
             t_gemm += self.fp8_gemms_per_stage * self.fp8_gemm_us.at(scenario) * 1e-6
+        if self.moe_extra_us is not None:
+            t_gemm += self.moe_layers * self.moe_extra_us.at(scenario) * 1e-6 / math.sqrt(batch)
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
         if self.mla_decode_us is not None:
             t_attention += self.layers * self.mla_decode_us.at(scenario) * 1e-6

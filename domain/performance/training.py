@@ -11,6 +11,7 @@ from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
 from domain.hardware.efficiency import COMPILED_DIFFUSION_FLOOR, Factor, FactorUse, Scenario, SharedName, factor, shared
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
+from domain.performance.diffusion_gemms import gemm_share
 from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
 from domain.performance.memory import active_params, diffusion_scale, moe_split
@@ -327,7 +328,8 @@ def image_seconds(
 ) -> float:
     """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
     passes = steps * model.passes_per_step
-    return seconds_per_image(image_tflop(model, width, height, steps), gpu, precision, scenario, passes)
+    tflop, share = image_tflop(model, width, height, steps), gemm_share(model, gpu, width, height, 1)
+    return seconds_per_image(tflop, gpu, precision, scenario, passes, gemm_share=share)
 
 
 def seconds_per_image(
@@ -340,6 +342,7 @@ def seconds_per_image(
     compiled: bool = False,
     batch: int = 1,
     speedup: Factor | None = None,
+    gemm_share: float = 1.0,
 ) -> float:
     """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
     # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
@@ -347,7 +350,7 @@ def seconds_per_image(
     # shortens it, computing `speedup` x faster than eager.
     peak = compute_tflops(gpu, precision) or 1.0
     rate, share, floor, gain = _image_factors(gpu, precision, compiled, speedup)
-    mfu = rate.at(scenario)
+    mfu = rate.at(scenario) * gemm_share  # the denoiser's GEMM shapes against SDXL's pass (diffusion_gemms.py)
     if share is not None:
         mfu *= share.at(scenario)
     floor_ms = floor.at(scenario)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 
 from domain.catalog import DiffusionModel, Gpu
-from domain.hardware.efficiency import SCENARIOS, Scenario
+from domain.hardware.efficiency import SCENARIOS, Scenario, family_of
 from domain.narrative.factor_assumptions import stated
 from domain.narrative.image_launch import image_launch
+from domain.performance.diffusion_gemms import SOURCE as GEMM_SHARE_SOURCE
+from domain.performance.diffusion_gemms import gemm_share
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
 from domain.performance.training import image_factors, image_tflop, seconds_per_image
 from domain.planning.facts import ImageCheck, ImageSpeedFact
@@ -58,8 +60,13 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         memory = pipeline.memory(usable_memory_bytes(gpu))
         if not memory.fits:
             return memory, 0, {}
-        batch = _batch(memory, tflop, gpu, workload.precision, passes)
-        seconds = {s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch) for s in SCENARIOS}
+        shares = {b: gemm_share(model, family_of(gpu), workload.width, workload.height, b) for b in BATCHES}
+        batch = _batch(memory, tflop, gpu, workload.precision, passes, shares)
+        share = shares[batch]
+        seconds = {
+            s: seconds_per_image(tflop, gpu, workload.precision, s, passes, batch=batch, gemm_share=share)
+            for s in SCENARIOS
+        }
         return memory, batch, seconds
 
     def checked_speed() -> tuple[DiffusionMemory, int, dict[Scenario, float]]:
@@ -129,6 +136,11 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
         # The factors seconds_per_image read: the MFU, the 8-bit gain where it applies, the per-pass floor.
         *(stated(use) for use in image_factors(gpu, workload.precision)),
         Assumption(
+            name="denoiser_gemm_share",
+            value=f"{gemm_share(model, family_of(gpu), workload.width, workload.height, batch):.3g}",
+            source=GEMM_SHARE_SOURCE,
+        ),
+        Assumption(
             name="batch",
             value=plan.say("a_image_batch", batch=batch),
             source="Hugging Face diffusers optimization guide (huggingface.co/docs/diffusers)",
@@ -143,9 +155,14 @@ def plan_images(plan: Plan, gpu: Gpu) -> Candidate:
 BATCHES = (1, 2, 4, 8)
 
 
-def _batch(memory: DiffusionMemory, tflop: float, gpu: Gpu, precision: str, passes: int) -> int:
+def _batch(
+    memory: DiffusionMemory, tflop: float, gpu: Gpu, precision: str, passes: int, shares: dict[int, float]
+) -> int:
     """The smallest batch within 3% of the best throughput whose activations fit beside the weights."""
     fitting = [b for b in BATCHES if memory.weights_bytes + b * memory.activations_bytes <= memory.usable_bytes]
-    seconds = {b: seconds_per_image(tflop, gpu, precision, "expected", passes, batch=b) for b in fitting or [1]}
+    seconds = {
+        b: seconds_per_image(tflop, gpu, precision, "expected", passes, batch=b, gemm_share=shares[b])
+        for b in fitting or [1]
+    }
     best = min(seconds.values())
     return next(b for b in sorted(seconds) if seconds[b] <= best * 1.03)

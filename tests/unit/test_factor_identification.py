@@ -22,9 +22,6 @@ FITTED_FACTORS = [entry for entry in DOCUMENT["factor"] if entry["status"] == "f
 # a factor that leaves its bound makes its case pass, and must then leave this list.
 KNOWN_ON_BOUND = {
     ("hopper", "decode_mbu_moe"),
-    ("blackwell", "decode_mbu_moe"),
-    ("cdna3", "decode_mbu_moe"),
-    ("cdna3", "prefill_mfu"),
     ("ada", "decode_mbu_dense"),
     ("ada", "prefill_mfu"),
 }
