@@ -40,21 +40,23 @@ GPU: dict[str, Any] = {
             "(runpod.io/pricing read 2026-11-09)",
         },
         "reserved_1y": {
-            "offer_id": "lambda-h100-sxm-reserved-1y",
-            "provider": "lambda",
-            "usd_per_gpu_hour": 1.85,
+            "offer_id": "qubrid-h100-sxm-reserved-1y",
+            "provider": "qubrid",
+            "usd_per_gpu_hour": 1.9037,
             "gpus_per_instance": 8,
-            "as_of": "2026-04-01",
-            "source": "techplained.aptechsolutions.io/runpod-vs-vast-ai (last updated April 2026)",
+            "as_of": "2026-09-20",
+            "source": "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/plans/"
+            "qubrid-ai-plans-pricing.yml (qubrid.com/pricing read 2026-09-20)",
         },
         "reserved_3y": None,
         "spot": {
             "offer_id": "nebius-h100-sxm-spot",
             "provider": "nebius",
-            "usd_per_gpu_hour": 1.25,
-            "gpus_per_instance": 8,
-            "as_of": "2026-05-18",
-            "source": "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)",
+            "usd_per_gpu_hour": 0.79,
+            "gpus_per_instance": 1,
+            "as_of": "2026-10-07",
+            "source": "raw.githubusercontent.com/api-evangelist/nebius/refs/heads/main/plans/nebius-plans-pricing.yml "
+            "(nebius.com/prices read 2026-10-07)",
         },
         "capacity_block": None,
     },
@@ -92,9 +94,14 @@ PROVIDER: dict[str, Any] = {
     "name": "DigitalOcean",
     "kind": "gpu_cloud",
     "url": "https://www.digitalocean.com",
-    "offer_count": 6,
-    "sources": ["docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"],
-    "notes": "GPU Droplets. MI325X, MI350X and B300 are sold per contract after contacting sales (no public price).",
+    "offer_count": 7,
+    "sources": [
+        "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
+        "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl "
+        "(digitalocean.com/pricing/gpu-droplets on-demand cards, collected 2026-10-03)",
+    ],
+    "notes": "GPU Droplets. MI350X and B300 are sold per contract after contacting sales (no public price); MI325X has "
+    "a self-serve on-demand price from October 2026.",
     "feed": None,
     "last_synced_at": None,
 }
@@ -105,18 +112,21 @@ OFFER: dict[str, Any] = {
     "gpu": "h100-sxm",
     "gpus_per_instance": 1,
     "pricing": "on_demand",
-    "usd_per_gpu_hour": 3.39,
-    "usd_per_instance_hour": 3.39,
+    "usd_per_gpu_hour": 4.41,
+    "usd_per_instance_hour": 4.41,
     "instance": None,
     "vcpus": 20,
     "ram_gb": 250.0,
     "bare_metal": None,
     "region": None,
     "tier": None,
-    "as_of": "2026-05-28",
-    "age_days": 185,
-    "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
-    "notes": "Source says H100 (80 GB). The 8x node is cheaper per GPU (offer digitalocean-h100-sxm-on-demand-x8).",
+    "as_of": "2026-10-03",
+    "age_days": 57,
+    "source": "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl "
+    "(collected 2026-10-03)",
+    "notes": "Source says H100 80GB SXM. The feed reads the pricing page's on-demand H100 card, one price per GPU-hour "
+    "for every Droplet size of the card (the cheapest DigitalOcean H100 price on 2026-10-03); vCPUs and RAM as the May "
+    "2026 pricing page lists the 1-GPU Droplet. The 8x node is offer digitalocean-h100-sxm-on-demand-x8.",
 }
 
 LLM: dict[str, Any] = {
@@ -229,7 +239,7 @@ ESTIMATE_REQUESTS: dict[str, dict[str, Any]] = {
 OFFER_CSV = (
     "id,provider,gpu,gpus_per_instance,pricing,usd_per_gpu_hour,instance,vcpus,ram_gb,bare_metal,region,tier,as_of,"
     "source,notes\n"
-    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,3.39,,20,250,,,,2026-05-28,"
+    "digitalocean-h100-sxm-on-demand,digitalocean,h100-sxm,1,on_demand,4.41,,20,250,,,,2026-10-03,"
     "docs.digitalocean.com GPU Droplet pricing,\n"
 )
 
@@ -240,7 +250,7 @@ OFFER_HISTORY: dict[str, Any] = {
             "change": "updated",
             "actor": "api-key-1",
             "usd_per_gpu_hour": 2.99,
-            "previous_usd_per_gpu_hour": 3.39,
+            "previous_usd_per_gpu_hour": 4.41,
             "pricing": "on_demand",
             "as_of": "2026-11-20",
             "source": "docs.digitalocean.com GPU Droplet pricing, checked 2026-11-20",
@@ -250,11 +260,12 @@ OFFER_HISTORY: dict[str, Any] = {
             "offer_id": "digitalocean-h100-sxm-on-demand",
             "change": "created",
             "actor": "seed",
-            "usd_per_gpu_hour": 3.39,
+            "usd_per_gpu_hour": 4.41,
             "previous_usd_per_gpu_hour": None,
             "pricing": "on_demand",
-            "as_of": "2026-05-28",
-            "source": "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)",
+            "as_of": "2026-10-03",
+            "source": "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl "
+            "(collected 2026-10-03)",
             "recorded_at": "2026-11-29T19:00:00Z",
         },
     ],

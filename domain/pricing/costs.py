@@ -60,7 +60,7 @@ def rent(
     # An offer listed per single GPU is a one-GPU instance: it cannot host tensor parallelism. Instances are rented
     # whole, so the configuration may get more GPUs than asked for (they run extra copies); with `exact` it may not.
     # `fits(gpus, machines)` rejects rentals that break the caller's limits before the cheapest is chosen.
-    best: tuple[float, float, str] | None = None
+    best: tuple[float, float, int, str] | None = None
     chosen: tuple[Offer, int] | None = None
     for offer in offers:
         if not can_host(offer, gpus_per_machine):
@@ -70,8 +70,9 @@ def rent(
         rented = instances * size  # Rental.gpus
         if exact and rented != gpus:
             continue
-        # Compared without building a Rental per offer: Rental.usd_per_hour, then the price, then the id.
-        key = (rented * offer.usd_per_gpu_hour, offer.usd_per_gpu_hour, offer.id)
+        # Compared without building a Rental per offer: Rental.usd_per_hour, then the price, then fewer machines (one
+        # 8-GPU instance rather than eight 1-GPU ones at the same price), then the id.
+        key = (rented * offer.usd_per_gpu_hour, offer.usd_per_gpu_hour, machines(size, instances), offer.id)
         if (best is None or key < best) and fits(rented, machines(size, instances)):
             best, chosen = key, (offer, instances)
     return Rental(offer=chosen[0], instances=chosen[1]) if chosen is not None else None

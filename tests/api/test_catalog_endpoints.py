@@ -42,14 +42,14 @@ async def test_offers_filtered_by_gpu_alias_sorted_by_price(client: Client) -> N
 async def test_offer_carries_date_source_and_instance_price(client: Client) -> None:
     body = await get_json(client, "/v1/offers?provider=digitalocean&gpu=h100-sxm&limit=200")
     node = next(o for o in body["items"] if o["gpus_per_instance"] == 8)
-    assert node["usd_per_gpu_hour"] == 2.99 and node["usd_per_instance_hour"] == pytest.approx(23.92)
+    assert node["usd_per_gpu_hour"] == 4.41 and node["usd_per_instance_hour"] == pytest.approx(35.28)
     assert all(o["as_of"] and o["source"] for o in body["items"])
 
 
 async def test_offers_by_pricing_and_price_ceiling(client: Client) -> None:
     reserved = await get_json(client, "/v1/offers?pricing=reserved_1y&limit=200")
     assert reserved["items"] and all(o["pricing"] == "reserved_1y" for o in reserved["items"])
-    assert any(o["gpu"] == "h100-sxm" and o["usd_per_gpu_hour"] == 1.85 for o in reserved["items"])
+    assert any(o["gpu"] == "h100-sxm" and o["usd_per_gpu_hour"] == 1.9037 for o in reserved["items"])
     cheap = await get_json(client, "/v1/offers?max_usd_per_gpu_hour=1&limit=200")
     assert cheap["items"] and all(o["usd_per_gpu_hour"] <= 1 for o in cheap["items"])
 

@@ -198,7 +198,7 @@ async def test_estimate_prices_with_the_asked_provider(client: Client) -> None:
     }
     option = await post_json(client, "/v1/estimates", body)
     assert option["offer"]["provider"] == "digitalocean" and option["offer"]["gpus_per_instance"] == 8
-    assert option["cost"]["hourly"] == pytest.approx(23.92)
+    assert option["cost"]["hourly"] == pytest.approx(35.28)
 
 
 async def test_custom_model_is_sized_like_a_catalog_one(client: Client) -> None:

@@ -250,7 +250,7 @@ async def test_prices_table(cli: CliRunner, client: Client) -> None:
     assert f"Offers 1-{offers['total']} of {offers['total']}" in out
     for offer in offers["items"]:
         assert offer["gpu"] in out and f"{offer['usd_per_gpu_hour']:,.2f}" in out
-    assert "23.92" in out  # the 8-GPU H100 node per instance-hour
+    assert "35.28" in out  # the 8-GPU H100 node per instance-hour
     lines = [line for line in out.splitlines() if "digitalocean" in line]
     prices = [float(line.split("│")[5]) for line in lines]
     assert prices == sorted(prices)

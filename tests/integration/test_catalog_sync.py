@@ -57,7 +57,7 @@ async def test_change_through_one_instance_is_seen_by_the_other(seeded_postgres:
     async with AsyncExitStack() as stack:
         first, second = await instances(stack, seeded_postgres, own_redis.url)
         before = (await second.get("/v1/gpus/h200")).json()
-        assert await price_seen(second) == 4.59
+        assert await price_seen(second) == 5.29
 
         await change_price(first, 2.22)
         assert await price_seen(first) == 2.22  # the writer reloads at once
@@ -86,7 +86,7 @@ async def test_with_redis_stopped_instances_find_the_change_by_polling(
     await wait_for_ping(own_redis.url)
     async with AsyncExitStack() as stack:
         first, second = await instances(stack, seeded_postgres, own_redis.url)
-        assert await price_seen(second) == 4.59
+        assert await price_seen(second) == 5.29
         own_redis.kill()
 
         await change_price(first, 1.99)

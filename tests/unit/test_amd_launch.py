@@ -27,14 +27,6 @@ def test_sglang_on_amd_uses_the_aiter_kernels_and_attention_backend() -> None:
     assert "aiter" not in _command("deepseek-r1", "sglang", "b200").lower()
 
 
-def test_the_amd_deepseek_estimate_names_the_aiter_mla_latency() -> None:
-    workload = InferenceWorkload(model="deepseek-r1", precision="fp8", engine="sglang")
-    option = run_estimate(CATALOG, workload, "mi325x", 8)
-    names = {item.name: item for item in option.assumptions}
-    assert "mla_decode_extra_us" in names
-    assert "InferenceX/pull/3318" in names["mla_decode_extra_us"].source
-
-
 def test_mi250x_gets_no_aiter_switches() -> None:
     # AITER's kernels are built for CDNA 3 and 4 (gfx942, gfx950); an MI250X is CDNA 2.
     for engine in ("vllm", "sglang"):

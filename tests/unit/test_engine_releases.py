@@ -41,32 +41,14 @@ def test_every_release_carries_its_source_and_figure() -> None:
         assert effect and release.quote, release
 
 
-def test_trtllm_before_xqa_reads_a_grouped_cache_slower(reference: Catalog) -> None:
-    gqa, mha = llm(reference, "llama-2-70b"), llm(reference, "llama-2-7b")
-    assert kv_read_slowdown(gqa, "trtllm", "0.6.1", WHEN) > 1.0
-    # Multi-head attention never used the kernel; later releases and unrecorded versions have it.
-    assert kv_read_slowdown(mha, "trtllm", "0.6.1", WHEN) == 1.0
-    assert kv_read_slowdown(gqa, "trtllm", "0.8.0", WHEN) == kv_read_slowdown(gqa, "trtllm", "", WHEN) == 1.0
-    assert kv_read_slowdown(gqa, "vllm", "0.6.1", WHEN) == 1.0
-
-
-def test_an_old_release_reproduces_slower_than_todays(reference: Catalog) -> None:
-    old = point("trtllm-0.6.1-llama2-70b-h100-fp8-tp4-bs480-128-2048")
-    assert old.engine_version == "0.6.1"
-    today = msgspec.structs.replace(old, engine_version="")
-    assert reproduce(reference, old).expected < 0.75 * reproduce(reference, today).expected
-    assert abs(reproduce(reference, old).error) < abs(reproduce(reference, today).error)
-
-
-def test_trtllm_0_8_re_measurement_of_the_same_benchmark_is_reproduced(reference: Catalog) -> None:
-    # v0.6.1 -> v0.8.0, gptSessionBenchmark, Llama-2-70B FP8 at batch 64, TP2, 2048/2048: 547 -> 1,020 tok/s/GPU.
+def test_a_release_effect_no_fit_set_pair_identifies_is_left_out(reference: Catalog) -> None:
+    # TensorRT-LLM's XQA kernel (v0.8): the one same-benchmark pair that measures it has its v0.8.0 side in the test
+    # set, so v0.6.1's grouped-query runs are reproduced as today's engine instead of with a factor chosen from it.
+    gqa = llm(reference, "llama-2-70b")
+    assert kv_read_slowdown(gqa, "trtllm", "0.6.1", WHEN) == 1.0
     old = point("trtllm-0.6.1-llama2-70b-h100-fp8-tp2-bs64-2048-2048")
-    new = point("trtllm-0.8.0-llama2-70b-h100-fp8-tp2-bs64-2048-2048")
-    assert (old.value, new.value) == (547.0, 1020.0)
-    gain = reproduce(reference, new).expected / reproduce(reference, old).expected
-    assert gain == pytest.approx(1020 / 547, rel=0.03)
-    # The other decode-heavy row (128 in / 2048 out, TP4), which did not set the factor, is reproduced as well.
-    assert abs(reproduce(reference, point("trtllm-0.6.1-llama2-70b-h100-fp8-tp4-bs480-128-2048")).error) < 0.1
+    today = msgspec.structs.replace(old, engine_version="")
+    assert reproduce(reference, old).expected == reproduce(reference, today).expected
 
 
 def test_diffusers_before_pytorch_2_runs_vanilla_attention(reference: Catalog) -> None:
@@ -127,4 +109,6 @@ def test_the_early_mi300x_deepseek_sweep_reproduces_with_the_pre_aiter_stack(ref
     for point_id in ("dstack-2025-03-r1-mi300x-vllm-3200-800", "dstack-2025-03-r1-mi300x-vllm-3200-800-c4"):
         old = point(point_id)
         today = msgspec.structs.replace(old, engine_version="0.9.0")
-        assert abs(reproduce(reference, old).error) < 0.2 < abs(reproduce(reference, today).error)
+        # The pre-AITER stack brings the early sweep closer; today's stack misses it by more than a fifth.
+        assert abs(reproduce(reference, old).error) < abs(reproduce(reference, today).error)
+        assert abs(reproduce(reference, today).error) > 0.2

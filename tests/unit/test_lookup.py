@@ -28,7 +28,12 @@ def test_lowest_price_per_pricing_model(reference: Catalog) -> None:
     lowest = reference.lowest_prices("mi300x")
     on_demand = [o.usd_per_gpu_hour for o in reference.offers_for_gpu("mi300x") if o.pricing == "on_demand"]
     assert lowest["on_demand"].usd_per_gpu_hour == min(on_demand)
-    assert lowest["spot"].provider == "crusoe"
+    assert "spot" not in lowest  # no MI300X spot price is shipped
+    spot = reference.lowest_prices("h100-sxm")["spot"]
+    assert spot.usd_per_gpu_hour == min(
+        o.usd_per_gpu_hour for o in reference.offers_for_gpu("h100-sxm") if o.pricing == "spot"
+    )
+    assert spot.provider == "nebius"
 
 
 def test_suggestions_rank_by_edits_to_the_start_of_a_name(reference: Catalog) -> None:

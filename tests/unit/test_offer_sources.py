@@ -22,15 +22,17 @@ class Check(NamedTuple):
 
 
 # Checked by hand against the cited page (USD; instance prices divided by the instance's GPU count). The quote is the
-# page text that shows the figure (for the DigitalOcean rows of 2026-05-28 and the Oracle rows, as that check recorded
-# it). Offers whose figure no page showed were left out: DigitalOcean H200, A100, V100, Quadro and RTX A-series (the
-# 2026 page does not list them), DigitalOcean MI325X (contract price), RunPod MI300X, and the 2025 DigitalOcean RTX
-# 6000 Ada and AWS Capacity Block rows (over 400 days old, no newer page found).
+# page text that shows the figure. Offers whose figure no page showed were left out: DigitalOcean H200, A100, V100,
+# Quadro and RTX A-series (the 2026 page does not list them), RunPod MI300X, and the 2025 DigitalOcean RTX 6000 Ada and
+# AWS Capacity Block rows (over 400 days old, no newer page found). Dropped when no page newer than July 2026 was found:
+# Crusoe MI300X spot, TensorWave MI300X and MI325X (DigitalOcean's MI325X replaces it), Modal T4 and L4 (Vast's L4
+# replaces it), Vultr MI300X (Vultr's L40S stays), Spheron GB200 (CoreWeave's GB200 stays), Hot Aisle MI300X (1x and
+# 8x, its blog post of 2026-07-14), Lambda's reserved 8x H100 of April 2026 (Qubrid's yearly 8x H100 server
+# replaces it).
 AKASH = (
     "raw.githubusercontent.com/api-evangelist/akash/refs/heads/main/plans/plans.yml"
     " (akash.network/pricing/gpus read 2026-09-20)"
 )
-CLIFF = "cliffcenter.com/research/amd-inference-economics (research note 2026-05-18)"
 COREWEAVE = (
     "raw.githubusercontent.com/api-evangelist/coreweave/refs/heads/main/pla"
     "ns/coreweave-plans-pricing.yml (coreweave.com/pricing read 2026-09-20)"
@@ -39,7 +41,6 @@ CRUSOE = (
     "raw.githubusercontent.com/api-evangelist/crusoe/refs/heads/main/plan"
     "s/crusoe-plans-pricing.yml (crusoe.ai/cloud/pricing read 2026-09-20)"
 )
-DO = "docs.digitalocean.com/products/droplets/details/pricing (validated 2026-05-28)"
 DR_HYPER = (
     "raw.githubusercontent.com/datareceipts/data-receipts/main/109-gpu-pricing/hyperscalers.json (retrieved 2026-11-09)"
 )
@@ -49,13 +50,14 @@ DR_VENDORS = (
     "-gpu-pricing/vendors.json (runpod.io/pricing read 2026-11-09)"
 )
 DSTACK = "github.com/dstackai/dstack/pull/4110 (dstack offer output for p5en.48xlarge, 2026-08-06)"
+EWY = (
+    "raw.githubusercontent.com/ewyluda/gpu-price-index/main/data/observations/2026/2026-10-10.csv"
+    " (collected 2026-10-10)"
+)
+EWY_ROW = "2026-10-10,2026-10-10T12:33:53+00:00,"
 HYPERSTACK = (
     "raw.githubusercontent.com/api-evangelist/nexgen-cloud/refs/heads/main/plans/"
     "nexgen-cloud-plans-pricing.yml (hyperstack.cloud/gpu-pricing read 2026-08-26)"
-)
-HOTAISLE = (
-    "github.com/hotaisle/hotaisle-website content/blog/why-we-raised-our-mi300x-price.md"
-    " (hotaisle.xyz blog, 2026-07-14)"
 )
 LAMBDA = (
     "raw.githubusercontent.com/api-evangelist/lambda-labs/refs/heads/main/pl"
@@ -66,9 +68,10 @@ MITHRIL = (
     "raw.githubusercontent.com/api-evangelist/mithril/refs/heads/main/p"
     "lans/mithril-plans-pricing.yml (mithril.ai/pricing read 2026-09-20)"
 )
-MODAL = "techbytes.app/posts/serverless-gpu-pricing-matrix-modal-replicate-lambda-2026 (prices verified 2026-05-07)"
-OCI = "oraclelicensingexperts.com 2026-04"
-OPSLYFT = "opslyft.com/blog/nebius-vs-aws-gpu-cost-allocation (nebius.com/prices read 2026-05-18)"
+NEBIUS = (
+    "raw.githubusercontent.com/api-evangelist/nebius/refs/heads/main/plans/nebius-plans-pricing.yml"
+    " (nebius.com/prices read 2026-10-07)"
+)
 PRIVUM = "huggingface.co/datasets/privum/ai-compute-prices (runpod, 2026-08-19)"
 QUBRID = (
     "raw.githubusercontent.com/api-evangelist/qubrid-ai/refs/heads/main/p"
@@ -83,10 +86,16 @@ SILY_GCP = (
     "raw.githubusercontent.com/tgarg01/silybench-data/main/derived/csv/gpu_prices.csv"
     " (Cloud Billing catalog checked 2026-09-26)"
 )
-SPHERON = "spheron.network/blog/nvidia-h200-vs-b200-vs-gb200 (2026-03-17)"
-TECHPLAINED = "techplained.aptechsolutions.io/runpod-vs-vast-ai (last updated April 2026)"
 TOKENWATT = "huggingface.co/datasets/tokenwatt/gpu-cloud-prices (DigitalOcean API list price, collected 2026-10-07)"
-VAST = "usagepricing.com/blueprint/vast-ai (on-demand rates captured June 2026)"
+TOOLSHED = (
+    "raw.githubusercontent.com/toolshedlabs-hash/gpu-price-feed/main/data/history/v2/2026-10.jsonl"
+    " (collected 2026-10-03)"
+)
+TOOLSHED_DO = (
+    '"digitalocean": {"H100 80GB SXM": 4.41, "H200 141GB SXM": 4.47, "L40S 48GB": 1.57, "MI300X 192GB": 2.59,'
+    ' "MI325X 256GB": 3.8, "RTX 4000 Ada 20GB": 0.76, "RTX 6000 Ada 48GB": 1.57}'
+    ' ... "collected_at": "2026-10-03T11:38:46+00:00"'
+)
 
 CHECKED = [
     Check(
@@ -98,11 +107,12 @@ CHECKED = [
         '"gpu": "AMD MI300X", "form": "unspecified", "gpus": 1, "price_hr": 2.59,'
         ' "market": "on-demand", "provider": "DigitalOcean"',
     ),
-    Check("digitalocean-mi300x-on-demand-x8", "15.92", 8, DO, "2026-05-28", "MI300X 8x node 15.92"),
-    Check("digitalocean-h100-sxm-on-demand", "3.39", 1, DO, "2026-05-28", "H100 80 GB 3.39"),
-    Check("digitalocean-h100-sxm-on-demand-x8", "23.92", 8, DO, "2026-05-28", "H100 8x node 23.92"),
-    Check("digitalocean-l40s-on-demand", "1.57", 1, DO, "2026-05-28", "L40S 48 GB 1.57"),
-    Check("digitalocean-rtx-4000-ada-on-demand", "0.76", 1, DO, "2026-05-28", "RTX 4000 Ada 20 GB 0.76"),
+    Check("digitalocean-mi300x-on-demand-x8", "2.59", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-h100-sxm-on-demand", "4.41", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-mi325x-on-demand", "3.8", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-h100-sxm-on-demand-x8", "4.41", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-l40s-on-demand", "1.57", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
+    Check("digitalocean-rtx-4000-ada-on-demand", "0.76", 1, TOOLSHED, "2026-10-03", TOOLSHED_DO),
     Check(
         "aws-h100-sxm-on-demand",
         "55.04",
@@ -164,17 +174,53 @@ CHECKED = [
     ),
     Check(
         "azure-mi300x-on-demand",
-        "6",
-        1,
-        CLIFF,
-        "2026-05-18",
-        "disappears at Azure ($6/hr) and Oracle ($6/hr) where MI300X is listed at H200 prices",
+        "48.0",
+        8,
+        EWY,
+        "2026-10-10",
+        EWY_ROW
+        + "azure,Microsoft Azure,hyperscaler,on_demand,MI300X,Standard_ND96isr_MI300X_v5,eastus2,NA,8,48.0,6.0,1",
     ),
-    Check("oracle-h100-sxm-on-demand", "10", 1, OCI, "2026-04-01", "~10"),
-    Check("oracle-h200-on-demand", "12.25", 1, OCI, "2026-04-01", "~12.25"),
-    Check("oracle-a100-sxm-80gb-on-demand", "4", 1, OCI, "2026-04-01", "~4"),
-    Check("oracle-mi300x-on-demand", "6", 1, OCI, "2026-04-01", "~6"),
-    Check("oracle-b200-on-demand", "16", 1, OCI, "2026-04-01", "~16"),
+    Check(
+        "oracle-h100-sxm-on-demand",
+        "10.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,H100,BM.GPU.H100.8,global,Global,1,10.0,10.0,1",
+    ),
+    Check(
+        "oracle-h200-on-demand",
+        "10.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,H200,BM.GPU.H200.8,global,Global,1,10.0,10.0,1",
+    ),
+    Check(
+        "oracle-a100-sxm-80gb-on-demand",
+        "4.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,A100-80GB,BM.GPU.A100-v2.8,global,Global,1,4.0,4.0,1",
+    ),
+    Check(
+        "oracle-mi300x-on-demand",
+        "6.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,MI300X,BM.GPU.MI300X.8,global,Global,1,6.0,6.0,1",
+    ),
+    Check(
+        "oracle-b200-on-demand",
+        "14.0",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "oracle,Oracle Cloud,hyperscaler,on_demand,B200,BM.GPU.B200.8,global,Global,1,14.0,14.0,1",
+    ),
     Check(
         "coreweave-h100-sxm-on-demand",
         "49.24",
@@ -269,14 +315,6 @@ CHECKED = [
         "lambda-a100-sxm-40gb-on-demand", "1.99", 1, LAMBDA, "2026-09-20", "8x NVIDIA A100 SXM 40 GB price_text: $1.99"
     ),
     Check(
-        "lambda-h100-sxm-reserved-1y",
-        "1.85",
-        1,
-        TECHPLAINED,
-        "2026-04-01",
-        "Lambda Labs Reservations at $1.85/hr/GPU ($14.80/hr for 8xH100 SXM with InfiniBand)",
-    ),
-    Check(
         "runpod-h100-sxm-on-demand",
         "3.99",
         1,
@@ -358,11 +396,11 @@ CHECKED = [
     ),
     Check(
         "runpod-h200-on-demand",
-        "4.59",
+        "5.29",
         1,
-        SILY,
-        "2026-09-25",
-        'runpod,H200-141GB,on-demand,4.59,1,"H200, Secure Cloud"',
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "runpod,RunPod Secure Cloud,neocloud,on_demand,H200,NVIDIA H200,global,Global,1,5.29,5.29,1",
     ),
     Check(
         "runpod-h200-on-demand-community",
@@ -374,11 +412,11 @@ CHECKED = [
     ),
     Check(
         "runpod-b200-on-demand",
-        "6.79",
+        "7.99",
         1,
-        SILY,
-        "2026-09-25",
-        'runpod,B200-180GB,on-demand,6.79,1,"B200, Secure Cloud"',
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "runpod,RunPod Secure Cloud,neocloud,on_demand,B200,NVIDIA B200,global,Global,1,7.99,7.99,1",
     ),
     Check(
         "runpod-b200-on-demand-community",
@@ -434,17 +472,38 @@ CHECKED = [
     Check(
         "runpod-a40-on-demand", "0.44", 1, PRIVUM, "2026-08-19", "2026-08-19 | runpod | A40 | A40 | 48 | secure | 0.44"
     ),
-    Check("nebius-h100-sxm-on-demand", "3.85", 1, SILY, "2026-09-25", "nebius,H100-80GB,on-demand,3.85,1,HGX H100"),
-    Check("nebius-h200-on-demand", "4.5", 1, SILY, "2026-09-25", "nebius,H200-141GB,on-demand,4.5,1,HGX H200"),
-    Check("nebius-b200-on-demand", "7.15", 1, SILY, "2026-09-25", "nebius,B200-180GB,on-demand,7.15,1,HGX B200"),
+    Check(
+        "nebius-h100-sxm-on-demand",
+        "4.5",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "nebius,Nebius,neocloud,on_demand,H100,NVIDIA HGX H100,global,Global,1,4.5,4.5,1",
+    ),
+    Check(
+        "nebius-h200-on-demand",
+        "5.4",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "nebius,Nebius,neocloud,on_demand,H200,NVIDIA HGX H200,global,Global,1,5.4,5.4,1",
+    ),
+    Check(
+        "nebius-b200-on-demand",
+        "8.5",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "nebius,Nebius,neocloud,on_demand,B200,NVIDIA HGX B200,global,Global,1,8.5,8.5,1",
+    ),
     Check("nebius-l40s-on-demand", "1.55", 1, SILY, "2026-09-25", "nebius,L40S-48GB,on-demand,1.55,1,L40S (Intel)"),
     Check(
         "nebius-h100-sxm-spot",
-        "1.25",
+        "0.79",
         1,
-        OPSLYFT,
-        "2026-05-18",
-        "| Nebius (Preemptible) | NVIDIA HGX H100 (8-GPU) | $1.25 |",
+        NEBIUS,
+        "2026-10-07",
+        "name: Preemptible NVIDIA HGX H200 / H100 / RTX PRO 6000 price_text: from $0.79",
     ),
     Check(
         "gcp-h100-sxm-on-demand",
@@ -615,36 +674,53 @@ CHECKED = [
         "NVIDIA L40S 48GB (on-demand) price_text: $1.50/GPU-hr",
     ),
     Check(
-        "crusoe-mi300x-spot",
-        "1.71",
+        "vultr-l40s-on-demand",
+        "1.671",
         1,
-        CLIFF,
-        "2026-05-18",
-        "MI300X rents for $1.50/GPU-hr at TensorWave, $1.71 on Crusoe spot, $1.85 at Vultr",
+        TOOLSHED,
+        "2026-10-03",
+        '"vultr": {"A16 16GB": 0.4709, "L40S 48GB": 1.671}} ... "collected_at": "2026-10-03T11:38:46+00:00"',
     ),
     Check(
-        "vultr-mi300x-on-demand",
-        "1.85",
+        "vast-l4-on-demand",
+        "0.3252",
         1,
-        CLIFF,
-        "2026-05-18",
-        "MI300X rents for $1.50/GPU-hr at TensorWave, $1.71 on Crusoe spot, $1.85 at Vultr",
+        TOOLSHED,
+        "2026-10-03",
+        '"vastai": {... "L4 24GB": 0.3252, ...} ... "collected_at": "2026-10-03T11:38:46+00:00"',
     ),
-    Check("tensorwave-mi300x-on-demand", "1.50", 1, CLIFF, "2026-05-18", "MI300X rents for $1.50/GPU-hr at TensorWave"),
     Check(
-        "tensorwave-mi325x-on-demand",
-        "1.95",
+        "vast-rtx-4090-on-demand",
+        "0.3344",
         1,
-        CLIFF,
-        "2026-05-18",
-        "TensorWave MI325X at $1.95 clears the MI325X bar",
+        TOOLSHED,
+        "2026-10-03",
+        '"vastai": {... "RTX 4090 24GB": 0.3344, ...} ... "collected_at": "2026-10-03T11:38:46+00:00"',
     ),
-    Check("vast-rtx-4090-on-demand", "0.682", 1, VAST, "2026-06-01", "RTX 4090 around $0.682-$0.875/hr"),
-    Check("vast-rtx-5090-on-demand", "0.865", 1, VAST, "2026-06-01", "RTX 5090 around $0.865-$1.141/hr"),
-    Check("vast-h100-nvl-on-demand", "2.525", 1, VAST, "2026-06-01", "H100 NVL at $2.525/hr per GPU"),
-    Check("vast-b200-on-demand", "4.492", 1, VAST, "2026-06-01", "B200 at $4.492/hr per GPU"),
-    Check("modal-l4-on-demand", "0.7992", 1, MODAL, "2026-05-07", "T4 $0.5904/hr, L4 $0.7992/hr"),
-    Check("modal-t4-on-demand", "0.5904", 1, MODAL, "2026-05-07", "T4 $0.5904/hr, L4 $0.7992/hr"),
+    Check(
+        "vast-rtx-5090-on-demand",
+        "0.4089",
+        1,
+        TOOLSHED,
+        "2026-10-03",
+        '"vastai": {... "RTX 5090 32GB": 0.4089, ...} ... "collected_at": "2026-10-03T11:38:46+00:00"',
+    ),
+    Check(
+        "vast-h100-nvl-on-demand",
+        "2.5344",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "vast,Vast.ai,marketplace,on_demand,H100-NVL,median-offer,global,Global,1,2.5344,2.5344,6",
+    ),
+    Check(
+        "vast-b200-on-demand",
+        "7.8128",
+        1,
+        EWY,
+        "2026-10-10",
+        EWY_ROW + "vast,Vast.ai,marketplace,on_demand,B200,median-offer,global,Global,1,7.8128,7.8128,32",
+    ),
     Check(
         "mithril-h200-spot",
         "17.26",
@@ -721,22 +797,14 @@ CHECKED = [
         "NVIDIA H200 141GB 8-GPU SXM Server price_text: $210,240 price: 210240 currency: USD period: year unit: server",
     ),
     Check(
-        "hotaisle-mi300x-on-demand",
-        "2.99",
-        1,
-        HOTAISLE,
-        "2026-07-14",
-        "All customers pay $2.99 per GPU hour for newly allocated MI300X VM compute.",
+        "qubrid-h100-sxm-reserved-1y",
+        "133414.8",
+        70080,
+        QUBRID,
+        "2026-09-20",
+        "NVIDIA H100 80GB 8-GPU SXM Server price_text: $133,414.80 price: 133414.8 currency: USD period: year"
+        " unit: server",
     ),
-    Check(
-        "hotaisle-mi300x-on-demand-x8",
-        "3.39",
-        1,
-        HOTAISLE,
-        "2026-07-14",
-        "MI300X bare metal stays at $3.39 per GPU hour with a one-month minimum.",
-    ),
-    Check("spheron-gb200-on-demand", "9.08", 2, SPHERON, "2026-03-17", "GB200 Superchips at $9.08/hr per Superchip"),
 ]
 
 
@@ -758,7 +826,7 @@ def test_offer_carries_the_checked_figure_source_and_date(reference: Catalog, ch
 def test_the_community_h100_is_pcie_and_each_runpod_tier_is_its_own_offer(reference: Catalog) -> None:
     runpod = {(o.gpu, o.tier): o.usd_per_gpu_hour for o in reference.offers if o.provider == "runpod"}
     assert (runpod[("h100-pcie", "community")], runpod[("h100-pcie", "secure")]) == (1.99, 2.89)
-    assert [runpod[(gpu, "secure")] for gpu in ("h100-sxm", "h200", "b200")] == [3.99, 4.59, 6.79]
+    assert [runpod[(gpu, "secure")] for gpu in ("h100-sxm", "h200", "b200")] == [3.99, 5.29, 7.99]
     assert [runpod[(gpu, "community")] for gpu in ("h100-sxm", "h200", "b200")] == [2.69, 3.59, 5.98]
     assert not any(o.provider == "runpod" and o.gpu == "mi300x" for o in reference.offers)
 

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.catalog import Catalog
+from domain.catalog import Catalog, Offer
 from domain.pricing.tco import tco
 from domain.pricing.tco_inputs import HOURS_PER_YEAR
 from domain.pricing.tco_schema import RentOption, TcoRead, TcoRequest
@@ -37,6 +37,18 @@ SMALL_CASE = {
 }
 
 
+@pytest.fixture(scope="module")
+def priced(reference: Catalog) -> Catalog:
+    """The catalog with DigitalOcean's H100 Droplets at 3.39 (1 GPU) and 23.92 (8 GPUs) an hour, the rows' prices."""
+    kept = [o for o in reference.offers if not (o.provider == "digitalocean" and o.gpu == "h100-sxm")]
+    fixed = {"provider": "digitalocean", "gpu": "h100-sxm", "pricing": "on_demand", "as_of": TODAY, "source": "test"}
+    droplets = [
+        Offer(id="digitalocean-h100-sxm-on-demand", usd_per_gpu_hour=3.39, **fixed),
+        Offer(id="digitalocean-h100-sxm-on-demand-x8", gpus_per_instance=8, usd_per_gpu_hour=2.99, **fixed),
+    ]
+    return with_offers(reference, [*kept, *droplets])
+
+
 def run(catalog: Catalog, lang: Lang = "en", **body: Any) -> TcoRead:
     return tco(catalog, msgspec.convert(body, TcoRequest), today=TODAY, lang=lang, rate=RATE)
 
@@ -51,8 +63,8 @@ def assumption(result: TcoRead, name: str) -> tuple[str, str]:
     return found.value, found.source
 
 
-def test_hand_computed_buy_rows(reference: Catalog) -> None:
-    result = run(reference, **SMALL_CASE)
+def test_hand_computed_buy_rows(priced: Catalog) -> None:
+    result = run(priced, **SMALL_CASE)
     # DGX H100: 10.2 kW / 8 = 1.275 kW per GPU; at 50% it draws 1.275 x (0.3 + 0.7 x 0.5) = 0.82875 kW.
     power = 0.82875 * 8760 * 0.2  # 1,451.97 USD of IT energy a year
     facility = 0.2 * power  # PUE 1.2
@@ -69,8 +81,8 @@ def test_hand_computed_buy_rows(reference: Catalog) -> None:
     assert result.buy.purchase == 10_000 and result.buy.total == pytest.approx(15_084.72, abs=0.01)
 
 
-def test_hand_computed_rent_rows_and_per_gpu_hour(reference: Catalog) -> None:
-    result = run(reference, **SMALL_CASE)
+def test_hand_computed_rent_rows_and_per_gpu_hour(priced: Catalog) -> None:
+    result = run(priced, **SMALL_CASE)
     option = only_rent(result)
     # Instances are rented whole: one GPU is DigitalOcean's single-GPU droplet at 3.39, not a slice of its 8x node
     # at 2.99 per GPU (that would bill 8 x 2.99 = 23.92 an hour).
@@ -106,8 +118,8 @@ def test_totals_are_the_sum_of_the_rows(reference: Catalog, body: dict[str, Any]
     assert [o.total for o in result.rent] == sorted(o.total for o in result.rent)
 
 
-def test_seed_rule_of_thumb_high_utilization_owning_wins(reference: Catalog) -> None:
-    result = run(reference, **SEED_CASE, utilization=0.9)
+def test_seed_rule_of_thumb_high_utilization_owning_wins(priced: Catalog) -> None:
+    result = run(priced, **SEED_CASE, utilization=0.9)
     rent = only_rent(result)
     assert rent.total > result.buy.total and result.cheaper == "buy"
     # Seed 002: renting for 3 years typically costs 30-50% more than owning; here 565,756 against 379,421 USD.
@@ -117,21 +129,21 @@ def test_seed_rule_of_thumb_high_utilization_owning_wins(reference: Catalog) -> 
     assert "Buying is cheaper" in result.summary and "month 22" in result.summary
 
 
-def test_seed_rule_of_thumb_low_utilization_renting_wins(reference: Catalog) -> None:
-    result = run(reference, **SEED_CASE, utilization=0.15)
+def test_seed_rule_of_thumb_low_utilization_renting_wins(priced: Catalog) -> None:
+    result = run(priced, **SEED_CASE, utilization=0.15)
     assert only_rent(result).total < result.buy.total and result.cheaper == "rent"
     assert result.rent_vs_buy_pct is not None and result.rent_vs_buy_pct < 0
     assert result.break_even_month is None  # at 15% owning never catches up within 3 years
     assert result.break_even_utilization is not None and 0.15 < result.break_even_utilization < 0.9
 
 
-def test_at_the_break_even_utilization_both_cost_the_same(reference: Catalog) -> None:
-    break_even = run(reference, **SEED_CASE, utilization=0.9).break_even_utilization
+def test_at_the_break_even_utilization_both_cost_the_same(priced: Catalog) -> None:
+    break_even = run(priced, **SEED_CASE, utilization=0.9).break_even_utilization
     assert break_even is not None
-    result = run(reference, **SEED_CASE, utilization=break_even)
+    result = run(priced, **SEED_CASE, utilization=break_even)
     assert only_rent(result).total == pytest.approx(result.buy.total, rel=0.002)
     # Owning costs 13,208.3 fixed + 3,752.8 x u over 2 years; renting 59,392.8 x u: they meet at u = 0.237.
-    assert run(reference, **SMALL_CASE).break_even_utilization == pytest.approx(0.237, abs=0.001)
+    assert run(priced, **SMALL_CASE).break_even_utilization == pytest.approx(0.237, abs=0.001)
 
 
 def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference: Catalog) -> None:
@@ -142,7 +154,14 @@ def test_no_break_even_when_renting_stays_cheaper_at_full_utilization(reference:
 
 
 def test_reserved_rent_does_not_depend_on_utilization(reference: Catalog) -> None:
-    low, high = (run(reference, gpu="h100-sxm", pricing=["reserved_1y"], utilization=u) for u in (0.2, 0.9))
+    # A fixed 1-year reservation of 8x H100 at 1.85 per GPU-hour, the only reserved H100 row, so the shipped prices
+    # can change without changing this test.
+    eight = next(o for o in reference.offers_for_gpu("h100-sxm") if o.gpus_per_instance == 8)
+    reserved = msgspec.structs.replace(eight, id="test-h100-reserved-1y", pricing="reserved_1y", usd_per_gpu_hour=1.85)
+    others = [o for o in reference.offers if not (o.gpu == "h100-sxm" and o.pricing == "reserved_1y")]
+    catalog = with_offers(reference, [*others, reserved])
+    low, high = (run(catalog, gpu="h100-sxm", pricing=["reserved_1y"], utilization=u) for u in (0.2, 0.9))
+    assert only_rent(low).offer_id == "test-h100-reserved-1y"
     assert only_rent(low).total == only_rent(high).total == pytest.approx(8 * 1.85 * 8760 * 3, abs=0.01)
     assert only_rent(low).billed_fraction == 1.0
     assert only_rent(low).per_gpu_hour > only_rent(high).per_gpu_hour  # the idle hours are paid for
@@ -254,7 +273,7 @@ def test_three_year_reservation_over_a_shorter_period_is_warned(reference: Catal
     assert any("3-year reservation" in w for w in result.warnings)
 
 
-def test_chinese_summary_and_warnings(reference: Catalog) -> None:
-    result = run(reference, lang="zh", **SEED_CASE, utilization=0.9)
+def test_chinese_summary_and_warnings(priced: Catalog) -> None:
+    result = run(priced, lang="zh", **SEED_CASE, utilization=0.9)
     assert result.lang == "zh" and result.summary.startswith("自购更划算")
     assert "第 22 个月" in result.summary and all(w and "price" not in w for w in result.warnings)
