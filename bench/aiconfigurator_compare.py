@@ -33,7 +33,6 @@ compare the package with itself. They are counted, with gpu-advisor's median dis
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import math
 import statistics
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from api.adapters.storage.reference import calibration_points, cross_validation, read_reference_documents
+from bench.kernel_setups import llama_config_dir
 from domain.calibration.ledger import Scored, score
 from domain.catalog import Catalog
 from domain.catalog.reference_files import parse_reference
@@ -136,26 +136,7 @@ def _model_path(model: str, records: dict[str, dict[str, Any]], scratch: Path) -
     record = records.get(model)
     if record is None or record.get("kind") != "llm" or record.get("moe") or record.get("attention") == "mla":
         raise Unexpressible(f"no shipped config for {model} and it is not a dense Llama-shaped model")
-    config = {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "hidden_size": record["hidden_size"],
-        "intermediate_size": record["intermediate_size"],
-        "num_attention_heads": record["attention_heads"],
-        "num_hidden_layers": record["layers"],
-        "num_key_value_heads": record["kv_heads"],
-        "head_dim": record["head_dim"],
-        "vocab_size": record["vocab_size"],
-        "max_position_embeddings": record["max_context"],
-        "hidden_act": "silu",
-        "rms_norm_eps": 1e-5,
-        "torch_dtype": "float16",
-        "tie_word_embeddings": False,
-    }
-    directory = scratch / model
-    directory.mkdir(exist_ok=True)
-    (directory / "config.json").write_text(json.dumps(config))
-    return str(directory)
+    return llama_config_dir(model, record, scratch)
 
 
 def _quant(model: str, precision: str, kv: str, system: str) -> dict[str, str]:

@@ -28,7 +28,6 @@ package's upload date in uv.lock. `--allreduce` prints the per-all-reduce latenc
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import re
 import sys
@@ -40,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.calibration_toml import allreduce_table, to_toml
-from bench.kernel_setups import GPUS, MODELS, SETUPS, Setup
+from bench.kernel_setups import GPUS, MODELS, SETUPS, Setup, llama_config_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "domain" / "data" / "calibration_kernels.toml"
@@ -80,26 +79,7 @@ def _model_path(model: str, catalog: dict[str, dict[str, Any]], scratch: Path) -
     if shipped is not None:
         return shipped
     record = catalog[model]
-    config = {
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "hidden_size": record["hidden_size"],
-        "intermediate_size": record["intermediate_size"],
-        "num_attention_heads": record["attention_heads"],
-        "num_hidden_layers": record["layers"],
-        "num_key_value_heads": record["kv_heads"],
-        "head_dim": record["head_dim"],
-        "vocab_size": record["vocab_size"],
-        "max_position_embeddings": record["max_context"],
-        "hidden_act": "silu",
-        "rms_norm_eps": 1e-5,
-        "torch_dtype": "float16",
-        "tie_word_embeddings": False,
-    }
-    directory = scratch / model
-    directory.mkdir(exist_ok=True)
-    (directory / "config.json").write_text(json.dumps(config))
-    return str(directory)
+    return llama_config_dir(model, record, scratch)
 
 
 def _gemm_modes(setup: Setup) -> list[str]:

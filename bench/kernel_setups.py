@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 # The package's system names -> catalog GPU ids (a100_sxm is the 80 GiB part: its mem_capacity is 80 GiB).
 GPUS = {"h100_sxm": "h100-sxm", "h200_sxm": "h200", "b200_sxm": "b200", "a100_sxm": "a100-sxm-80gb", "l40s": "l40s"}
@@ -96,3 +99,27 @@ SETUPS: list[Setup] = [
     _prefill("h100_sxm", "trtllm", "qwen3-32b", "fp8", 2, 1, 8192),
     _prefill("h200_sxm", "trtllm", "deepseek-v3", "fp8", 8, 1, 2048),
 ]
+
+
+def llama_config_dir(model: str, record: dict[str, Any], scratch: Path) -> str:
+    """A directory holding a Llama-architecture config.json of a catalog model's dense shape (the package reads one)."""
+    config = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": record["hidden_size"],
+        "intermediate_size": record["intermediate_size"],
+        "num_attention_heads": record["attention_heads"],
+        "num_hidden_layers": record["layers"],
+        "num_key_value_heads": record["kv_heads"],
+        "head_dim": record["head_dim"],
+        "vocab_size": record["vocab_size"],
+        "max_position_embeddings": record["max_context"],
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-5,
+        "torch_dtype": "float16",
+        "tie_word_embeddings": False,
+    }
+    directory = scratch / model
+    directory.mkdir(exist_ok=True)
+    (directory / "config.json").write_text(json.dumps(config))
+    return str(directory)
