@@ -224,14 +224,10 @@ def _prefer_cheaper_among_equals(choices: list[Choice]) -> None:
     ]
     priced = all(c.rental is not None for c in equals)
 
-    def per_token(choice: Choice) -> float:
-        # Dollars where every layout has a price, else GPU-hours for all: a price is not comparable with a GPU count.
-        return (choice.hourly() if priced else choice.gpus) / choice.throughput
-
-    lowest = min(per_token(c) for c in equals)
+    lowest = min(c.cost_per_token(priced) for c in equals)
     cheapest = min(
-        (c for c in equals if per_token(c) <= lowest * (1 + COST_TIE)),
-        key=lambda c: (c.copy.gpus, c.copy.layout.pipeline, per_token(c)),
+        (c for c in equals if c.cost_per_token(priced) <= lowest * (1 + COST_TIE)),
+        key=lambda c: (c.copy.gpus, c.copy.layout.pipeline, c.cost_per_token(priced)),
     )
     if cheapest is not best:
         choices.remove(cheapest)

@@ -92,6 +92,10 @@ class Choice:
         """What the whole configuration costs per hour; its GPU count where nobody rents the GPU."""
         return self.rental.usd_per_hour if self.rental is not None else float(self.gpus)
 
+    def cost_per_token(self, priced: bool) -> float:
+        """Dollars per output token where `priced`, else GPU-hours (a price is not comparable with a GPU count)."""
+        return (self.hourly() if priced else self.gpus) / (self.throughput * 3600)
+
     def missed_latency(self) -> str | None:
         """The latency target this choice misses (time per token first), or None."""
         return next((target for target in LATENCY_TARGETS if target in self.unmet), None)

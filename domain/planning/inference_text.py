@@ -82,7 +82,7 @@ def _layout_reason(plan: Plan, sizing: InferenceSizing, chosen: Choice, other: C
 
 def _per_million(choice: Choice, priced: bool) -> str:
     """What a million output tokens cost on this choice: dollars, or GPU-hours where not both layouts are priced."""
-    per_million = (choice.hourly() if priced else choice.gpus) * 1e6 / (choice.throughput * 3600)
+    per_million = choice.cost_per_token(priced) * 1e6
     return f"${per_million:,.2f}" if priced else f"{per_million:,.2f} GPU-h"
 
 
