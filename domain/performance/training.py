@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import NamedTuple
@@ -134,9 +135,7 @@ class TrainingSpeed:
         efficiency = [factor(gpu, "train_mfu")]
         if model.moe is not None:
             efficiency.append(shared("moe_train"))
-        self.mfu = efficiency[0].at(scenario)
-        for extra in efficiency[1:]:
-            self.mfu *= extra.at(scenario)
+        self.mfu = math.prod(item.at(scenario) for item in efficiency)
         if low_precision:
             self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)
         self.sequence_length = sequence_length
