@@ -75,6 +75,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     catalog_max_age_s: int = 300
     # How often each instance compares its catalog version with the database's (the fallback to Redis pub/sub).
     catalog_poll_s: float = 1.0
+    # Another instance's changes are served here at most this much later while they keep coming (one reload per
+    # interval, whatever the write rate); a lone change is served at once.
+    catalog_reload_interval_s: float = 0.25
     # Recommendations computed while the database is down wait in memory (at most this many) and are retried.
     pending_retry_s: float = 1.0
     pending_capacity: int = 10_000
@@ -189,6 +192,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             catalog_max_age_s=int(number("GPU_ADVISOR_CATALOG_MAX_AGE_S", defaults.catalog_max_age_s, int)),
             catalog_poll_s=_positive(
                 number("GPU_ADVISOR_CATALOG_POLL_S", defaults.catalog_poll_s), "GPU_ADVISOR_CATALOG_POLL_S"
+            ),
+            catalog_reload_interval_s=number(
+                "GPU_ADVISOR_CATALOG_RELOAD_INTERVAL_S", defaults.catalog_reload_interval_s
             ),
             pending_retry_s=_positive(
                 number("GPU_ADVISOR_PENDING_RETRY_S", defaults.pending_retry_s), "GPU_ADVISOR_PENDING_RETRY_S"

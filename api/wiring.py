@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,9 +50,12 @@ class Services:
         self.offer_writer = OfferWriter(settings.database_url) if engine.dialect.name == "postgresql" else None
         self.rate_limiter: RateLimiter | None = None
         self._reload_lock = asyncio.Lock()
+        # Reloads asked for and answered, counted so that one reload answers every request made before it began.
+        self._reloads_asked = self._reloads_answered = 0
         self.sync = CatalogSync(
             redis_url=settings.redis_url,
             poll_s=settings.catalog_poll_s,
+            reload_interval_s=settings.catalog_reload_interval_s,
             timeout_s=settings.redis_timeout_s,
             stored_version=self.stored_version,
             # Serving the shipped reference data counts as no version: the database's catalog replaces it even
@@ -88,10 +92,24 @@ class Services:
         """The USD to CNY rate from the settings."""
         return self.settings.exchange_rate()
 
-    async def reload_catalog(self, committed: Catalog | None = None) -> CatalogView:
-        """Replace the snapshot with what the database holds now (`committed`: what this instance just wrote)."""
+    async def reload_catalog(self, change: Callable[[Catalog], Catalog] | None = None) -> CatalogView:
+        """Replace the snapshot with what the database holds now, or with `change` applied to it (a change this
+        instance just committed, served without reading the catalog back).
+
+        Reloads asked for while one runs are one reload: a reload that read the database after a request was made
+        answers it, so a burst of writes here and elsewhere costs this instance one or two reloads, not one each.
+        """
+        self._reloads_asked += 1
+        ticket = self._reloads_asked
         async with self._reload_lock:
-            catalog = committed
+            if self._reloads_answered >= ticket:
+                return self.view
+            # What the database holds when it is read covers every request made before the read starts; a change
+            # covers only itself. Another instance's changes this snapshot lacks come with the next reload (the
+            # stored version differs from this one until then).
+            answers = ticket if change is not None else self._reloads_asked
+            # Off the event loop like every snapshot: an import's change may hold thousands of offers.
+            catalog = await asyncio.to_thread(self._changed, change) if change is not None else None
             if catalog is None:
                 async with self.sessions() as session:
                     if self.view.source == "database":
@@ -101,21 +119,32 @@ class Services:
             if catalog is not None and (catalog.version != self.view.version or self.view.source != "database"):
                 # Building the wire objects of a large catalog takes a while: not on the event loop.
                 self.view = await asyncio.to_thread(
-                    CatalogView, catalog, source="database", loaded_at=datetime.now(UTC)
+                    CatalogView, catalog, source="database", loaded_at=datetime.now(UTC), previous=self.view
                 )
                 _publish(self.view)
                 log.info("catalog reloaded: version %s", self.view.version)
+            self._reloads_answered = max(self._reloads_answered, answers)
         return self.view
+
+    def _changed(self, change: Callable[[Catalog], Catalog]) -> Catalog | None:
+        """The served snapshot with the change, or None when it cannot take it (it lacks a GPU the change names)."""
+        if self.view.source != "database":
+            return None
+        try:
+            return change(self.view.catalog)
+        except CatalogError:
+            return None
 
     async def stored_version(self) -> str | None:
         """The version the database says is current."""
         async with asyncio.timeout(5.0), self.sessions() as session:
             return await stored_version(session)
 
-    async def catalog_changed(self, committed: Catalog | None = None) -> None:
-        """After a committed change: serve it here (without reading it back when given), tell the other instances."""
-        view = await self.reload_catalog(committed)
-        await self.sync.publish(view.version)
+    async def catalog_changed(self, version: str, change: Callable[[Catalog], Catalog] | None = None) -> None:
+        """After a committed change to `version`: serve it here (`change`: without reading it back), tell the other
+        instances."""
+        await self.reload_catalog(change)
+        await self.sync.publish(version)
 
     async def database_ok(self) -> bool:
         """Whether the database answers a trivial query within the timeout."""

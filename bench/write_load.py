@@ -17,7 +17,10 @@ What it does:
    the seeded offers (so every write changes the catalog, bumps its version and makes every instance reload);
 3. prints, per run, the total throughput (requests per second over the run), the read and write p50/p99/max
    latency in milliseconds and the errors (any answer but 2xx), then the ratio of the two throughputs; with
-   `--json` the figures go to stdout as JSON.
+   `--json` the figures go to stdout as JSON;
+4. imports `--import-rows` offers (default 10,000, 0 to skip) as one CSV body straight to the first instance while
+   a second client asks that instance's /health/live one request after another, and prints how long the import
+   took and the longest /health/live answer meanwhile: how long the importing instance stalled.
 
 It stops everything it started (and drops the database) at the end, also on errors and Ctrl-C. Exit 1 when a
 request failed, 2 when the benchmark cannot run. Sized for a 2-core machine: everything is on loopback and every
@@ -28,11 +31,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
+import io
 import json
 import random
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -40,6 +46,7 @@ from typing import Any
 
 import httpx
 
+from api.services.offer_import import CSV_COLUMNS
 from bench import load_client, servers, stores
 from bench.servers import BenchError
 
@@ -178,9 +185,53 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
                 )
             )
             runs.append(figures(name, requests, load))
+        stall = asyncio.run(import_stall(urls[0], seeded, args.import_rows)) if args.import_rows else None
     base, mixed = runs
     ratio = base["requests_per_s"] / mixed["requests_per_s"] if mixed["requests_per_s"] else float("inf")
-    return {"instances": INSTANCES, "connections": args.connections, "runs": runs, "throughput_ratio": round(ratio, 2)}
+    document = {
+        "instances": INSTANCES,
+        "connections": args.connections,
+        "runs": runs,
+        "throughput_ratio": round(ratio, 2),
+    }
+    return document | ({"import": stall} if stall else {})
+
+
+async def import_stall(url: str, seeded: Sequence[dict[str, Any]], rows: int) -> dict[str, Any]:
+    """Import `rows` new offers into one instance while timing its /health/live answers, one after another."""
+    # CSV, the smaller of the two forms: 10,000 rows of JSON are over the import's 4 MiB.
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for number in range(rows):
+        row = seeded[0] | {"id": f"bench-import-{number}"}
+        writer.writerow(["" if row.get(column) is None else row[column] for column in CSV_COLUMNS])
+    body = out.getvalue().encode()
+    headers = {"Content-Type": "text/csv", "X-API-Key": API_KEY}
+    probes: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
+        done = asyncio.Event()
+
+        async def probe() -> None:
+            while not done.is_set():
+                started = time.perf_counter()
+                await client.get("/health/live")
+                probes.append(time.perf_counter() - started)
+
+        prober = asyncio.create_task(probe())
+        started = time.perf_counter()
+        answer = await client.post("/v1/admin/offers:bulk", content=body, headers=headers)
+        seconds = time.perf_counter() - started
+        done.set()
+        await prober
+    if answer.status_code != 200:
+        raise BenchError(f"the import answered {answer.status_code}: {answer.text[:200]}")
+    return {
+        "rows": rows,
+        "seconds": round(seconds, 2),
+        "probes": len(probes),
+        "longest_live_ms": round(max(probes) * 1000, 1) if probes else None,
+    }
 
 
 def text_report(document: dict[str, Any]) -> str:
@@ -198,6 +249,11 @@ def text_report(document: dict[str, Any]) -> str:
         lines.append(line + f"; errors {result['errors']}")
         lines += [f"    {failure}" for failure in result["failures"]]
     lines.append(f"throughput without writes / with writes: {document['throughput_ratio']}x")
+    if stall := document.get("import"):
+        lines.append(
+            f"import of {stall['rows']} offers: {stall['seconds']} s; longest /health/live answer meanwhile "
+            f"{stall['longest_live_ms']} ms over {stall['probes']} probes"
+        )
     return "\n".join(lines)
 
 
@@ -208,12 +264,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=32, help="connections at once (default 32)")
     parser.add_argument("--write-share", type=float, default=6.0, help="percent of writes in the second run")
     parser.add_argument("--seed", type=int, default=26, help="random seed of the request order")
+    parser.add_argument("--import-rows", type=int, default=10_000, help="offers in the import (0: no import)")
     default_client = "aiohttp" if load_client.client_available("aiohttp") else "httpx"
     parser.add_argument("--client", choices=load_client.CLIENTS, default=default_client)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON on stdout")
     args = parser.parse_args(argv)
     if args.requests < 100 or not 1 <= args.connections <= 256 or not 0 < args.write_share < 100:
         parser.error("--requests >= 100, --connections 1-256, --write-share between 0 and 100")
+    if not 0 <= args.import_rows <= 10_000:
+        parser.error("--import-rows between 0 and 10000 (the import's row limit)")
     return args
 
 

@@ -147,7 +147,7 @@ async def put_model(
         return await write_model(session, model, actor=request.state.actor)
 
     # Everything in the body was checked; what the catalog can still reject is a clash with another model.
-    report = await commit_change(services, work, lambda done: done.changed, invalid_status=409)
+    report = await commit_change(services, work, invalid_status=409)
     read = msgspec.convert(msgspec.to_builtins(model), LlmModelRead, strict=False)
     return Response(read, status_code=201 if report.created else 200)
 

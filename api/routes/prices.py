@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -57,19 +58,21 @@ def _rejected(errors: list[FieldError]) -> ProblemError:
 
 async def _write(services: Services, upserts: list[Offer], deletes: list[str], actor: str) -> WriteReport:
     """One transaction for the offers, their history rows and the catalog version; then every instance reloads."""
-    # The snapshot served here, when it came from the database, lets the write skip reading the catalog back.
+    # The snapshot served here, when it came from the database, lets the write check offers without reading every table.
     current = services.view.catalog if services.view.source == "database" else None
     writer = services.offer_writer
     if writer is not None:
         change = OfferChange(upserts, deletes, actor)
-        return await apply_change(
-            services, lambda: writer.write(change, current), lambda report: report.changed, lambda r: r.catalog
-        )
+        return await apply_change(services, lambda: writer.write(change, current), serve=_serve)
 
     async def work(session: AsyncSession) -> WriteReport:
         return await write_offers(session, upserts, deletes, actor=actor, current=current)
 
-    return await commit_change(services, work, lambda report: report.changed, lambda report: report.catalog)
+    return await commit_change(services, work, serve=_serve)
+
+
+def _serve(report: WriteReport) -> Callable[[Catalog], Catalog]:
+    return report.apply
 
 
 @put(

@@ -46,6 +46,7 @@ class CatalogSync:
         redis_url: str | None,
         poll_s: float,
         timeout_s: float,
+        reload_interval_s: float = 0.0,
         stored_version: Callable[[], Awaitable[str | None]],
         current_version: Callable[[], str],
         reload: Callable[[], Awaitable[object]],
@@ -53,6 +54,8 @@ class CatalogSync:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=timeout_s) if redis_url else None
         self._timeout_s = timeout_s
         self._poll_s = poll_s
+        self._reload_interval_s = reload_interval_s
+        self._next_reload_at = 0.0
         self._stored_version = stored_version
         self._current_version = current_version
         self._reload = reload
@@ -77,7 +80,13 @@ class CatalogSync:
 
     async def _reload_if_changed(self, version: str | None) -> None:
         if version and version != self._current_version():
+            # Under a stream of writes elsewhere, one reload per interval: each reload costs this instance a read of
+            # the offers and the cached answers it invalidates, and the versions that arrive meanwhile are one reload.
+            loop = asyncio.get_running_loop()
+            if (wait := self._next_reload_at - loop.time()) > 0:
+                await asyncio.sleep(wait)
             await self._reload()
+            self._next_reload_at = loop.time() + self._reload_interval_s
 
     async def _poll(self) -> None:
         while True:

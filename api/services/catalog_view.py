@@ -89,14 +89,24 @@ class CatalogView:
 
     __slots__ = ("catalog", "gpus", "loaded_at", "models", "providers", "source", "systems", "version")
 
-    def __init__(self, catalog: Catalog, *, source: CatalogSource, loaded_at: datetime) -> None:
+    def __init__(
+        self, catalog: Catalog, *, source: CatalogSource, loaded_at: datetime, previous: CatalogView | None = None
+    ) -> None:
+        """`previous`: the view this one replaces, whose wire objects are kept where the records they show are."""
         self.catalog = with_ledger(catalog)
         self.version = catalog.version
         self.source: CatalogSource = source
         self.loaded_at = loaded_at
-        self.gpus: dict[str, GpuRead] = {gpu.id: gpu_read(gpu, catalog) for gpu in catalog.gpus}
-        self.systems: dict[str, SystemRead] = {}
-        for system in catalog.systems:
+        # A price change elsewhere in the cluster rebuilds the GPUs whose lowest prices it moved, nothing else.
+        same = previous if previous and previous.catalog.structure_digest == catalog.structure_digest else None
+        self.gpus: dict[str, GpuRead] = {
+            gpu.id: same.gpus[gpu.id]
+            if same is not None and same.catalog.lowest_prices(gpu.id) == catalog.lowest_prices(gpu.id)
+            else gpu_read(gpu, catalog)
+            for gpu in catalog.gpus
+        }
+        self.systems: dict[str, SystemRead] = same.systems if same is not None else {}
+        for system in catalog.systems if same is None else ():
             gpu = self.gpus[system.gpu]
             self.systems[system.id] = _wire(system, SystemRead, gpu=GpuRef(id=gpu.id, name=gpu.name, vendor=gpu.vendor))
         self.providers: dict[str, ProviderRead] = {
@@ -107,7 +117,9 @@ class CatalogView:
             )
             for provider in catalog.providers
         }
-        self.models: dict[str, ModelRead] = {model.id: _wire(model, ModelRead) for model in catalog.models}
+        self.models: dict[str, ModelRead] = (
+            same.models if same is not None else {model.id: _wire(model, ModelRead) for model in catalog.models}
+        )
 
 
 def comparison_read(view: CatalogView, gpus: list[Gpu], lang: Lang) -> GpuComparisonRead:

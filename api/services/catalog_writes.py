@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,19 +14,32 @@ from api.wiring import Services
 from domain.catalog import Catalog, CatalogError
 
 log = logging.getLogger(__name__)
-R = TypeVar("R")
+
+
+class Committed(Protocol):
+    """What a committed change reports: whether it changed the catalog, and the version it left."""
+
+    @property
+    def changed(self) -> bool: ...
+
+    @property
+    def version(self) -> str: ...
+
+
+R = TypeVar("R", bound=Committed)
+# How to serve a committed change from the snapshot served now, without reading the catalog back.
+Serve = Callable[[R], Callable[[Catalog], Catalog]]
 
 
 async def commit_change(
     services: Services,
     work: Callable[[AsyncSession], Awaitable[R]],
-    changed: Callable[[R], bool],
-    snapshot: Callable[[R], Catalog | None] = lambda _: None,
     *,
+    serve: Serve[R] | None = None,
     invalid_status: int = 400,
 ) -> R:
-    """Run `work` in one transaction; when it changed the catalog, every instance reloads (this one from the
-    committed `snapshot` when the work has it, without reading the catalog back).
+    """Run `work` in one transaction; when it changed the catalog, every instance reloads (this one by `serve`,
+    without reading the catalog back, when given).
 
     A change the resulting catalog rejects answers `invalid_status` (409 where it clashes with what is stored).
     """
@@ -35,15 +48,14 @@ async def commit_change(
         async with services.sessions() as session, session.begin():
             return await work(session)
 
-    return await apply_change(services, attempt, changed, snapshot, invalid_status=invalid_status)
+    return await apply_change(services, attempt, serve=serve, invalid_status=invalid_status)
 
 
 async def apply_change(
     services: Services,
     attempt: Callable[[], Awaitable[R]],
-    changed: Callable[[R], bool],
-    snapshot: Callable[[R], Catalog | None] = lambda _: None,
     *,
+    serve: Serve[R] | None = None,
     invalid_status: int = 400,
 ) -> R:
     """`attempt` a committed change (its own transaction), answer its failure as a problem, then reload everywhere."""
@@ -63,9 +75,9 @@ async def apply_change(
         raise ProblemError(
             503, "The database is unavailable; nothing was changed.", headers={"Retry-After": "5"}
         ) from None
-    if changed(report):
+    if report.changed:
         try:
-            await services.catalog_changed(snapshot(report))
+            await services.catalog_changed(report.version, serve(report) if serve is not None else None)
         except Exception as error:  # committed already: the poller of every instance will catch up
             log.warning("reload after a committed catalog change failed: %s", error)
     return report

@@ -16,7 +16,7 @@ from api.adapters.storage.catalog_repository import (
     load_catalog,
     lock_catalog_writes,
     offer_from_row,
-    record_version,
+    record_catalog,
 )
 from api.adapters.storage.offer_repository import write_offers
 from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow, ProviderRow
@@ -125,8 +125,6 @@ async def sync(
         provider_row.record = provider_row.record | {"feed": FEED, "last_synced_at": now.isoformat()}
         provider_row.updated_at = now
     await session.flush()
-    stored_catalog = await load_catalog(session)
-    report.version = stored_catalog.version if stored_catalog else ""
-    await record_version(session, report.version, now)
+    report.version = await record_catalog(session, await load_catalog(session), now)
     report.applied = True
     return report

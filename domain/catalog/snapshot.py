@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-import msgspec
-
+from domain.catalog.digest import add_digests, offers_digest, structure_digest, version_of
 from domain.catalog.names import closest
 from domain.catalog.records import (
     MAX_NAME_LENGTH,
@@ -44,7 +42,9 @@ class Catalog:
         "key",
         "models",
         "offers",
+        "offers_digest",
         "providers",
+        "structure_digest",
         "systems",
         "version",
     )
@@ -62,7 +62,6 @@ class Catalog:
         self.gpus = tuple(sorted(gpus, key=lambda r: r.id))
         self.systems = tuple(sorted(systems, key=lambda r: r.id))
         self.providers = tuple(sorted(providers, key=lambda r: r.id))
-        self.offers = tuple(sorted(offers, key=lambda r: r.id))
         self.models = tuple(sorted(models, key=lambda r: r.id))
         # The calibration ledger (domain.calibration.ledger.Ledger) that sets bands and confidence, if any.
         self.accuracy: Any = accuracy
@@ -71,7 +70,6 @@ class Catalog:
         self._systems = _index("system", self.systems, problems)
         self._providers = _index("provider", self.providers, problems)
         self._models = _index("model", self.models, problems)
-        _index("offer", self.offers, problems)
         self._aliases: dict[str, dict[str, str]] = {
             "gpu": _alias_index("gpu", self.gpus, problems),
             "system": _alias_index("system", self.systems, problems),
@@ -80,21 +78,51 @@ class Catalog:
         for gpu in self.gpus:
             problems.extend(sparse_problems(gpu))
         problems.extend(self._reference_problems())
+        offers = tuple(sorted(offers, key=lambda r: r.id))
+        _index("offer", offers, problems)
+        problems.extend(problem for offer in offers for problem in self._offer_problems(offer))
         if problems:
             raise CatalogError(problems)
-        offers_by_gpu: dict[str, list[Offer]] = {}
-        for offer in self.offers:
-            offers_by_gpu.setdefault(offer.gpu, []).append(offer)
-        self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
         systems_by_gpu: dict[str, list[System]] = {}
         for system in self.systems:
             systems_by_gpu.setdefault(system.gpu, []).append(system)
         self._systems_by_gpu = {gpu: tuple(items) for gpu, items in systems_by_gpu.items()}
-        self.version = hashlib.sha256(
-            msgspec.json.encode([self.gpus, self.systems, self.providers, self.offers, self.models])
-        ).hexdigest()[:16]
-        self.key = _key(self.version, accuracy)
+        self.structure_digest = structure_digest(self.gpus, self.systems, self.providers, self.models)
+        self._set_offers(offers, offers_digest(offers))
+
+    def _set_offers(self, offers: tuple[Offer, ...], digest: int) -> None:
+        """Index the offers (sorted by id, checked) and seal the snapshot under the version they make."""
+        self.offers = offers
+        offers_by_gpu: dict[str, list[Offer]] = {}
+        for offer in offers:
+            offers_by_gpu.setdefault(offer.gpu, []).append(offer)
+        self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
+        self.offers_digest = digest
+        self.version = version_of(self.structure_digest, digest)
+        self.key = _key(self.version, self.accuracy)
         self._sealed = True
+
+    def with_offers(self, upserts: Sequence[Offer], deletes: Iterable[str] = ()) -> Catalog:
+        """This snapshot with these offers replaced or added and those removed; only the new offers are checked.
+
+        The other tables are shared with this snapshot, and the version moves by the offers' difference: a price
+        change costs a fraction of building the catalog again, which every instance does for every change.
+        """
+        problems: list[str] = []
+        _index("offer", upserts, problems)
+        problems.extend(problem for offer in upserts for problem in self._offer_problems(offer))
+        if problems:
+            raise CatalogError(problems)
+        replaced = set(deletes) | {offer.id for offer in upserts}
+        kept = [offer for offer in self.offers if offer.id not in replaced]
+        removed = [offer for offer in self.offers if offer.id in replaced]
+        copy = object.__new__(Catalog)
+        for name in _STRUCTURE_SLOTS:
+            object.__setattr__(copy, name, getattr(self, name))
+        copy._set_offers(
+            tuple(sorted([*kept, *upserts], key=lambda r: r.id)), add_digests(self.offers_digest, upserts, removed)
+        )
+        return copy
 
     def __setattr__(self, name: str, value: Any) -> None:
         if getattr(self, "_sealed", False):
@@ -128,13 +156,16 @@ class Catalog:
                     f"system {system.id!r}: total_memory_gb {system.total_memory_gb:g} is not "
                     f"{system.gpu_count} x {gpu.memory_gb:g} GB"
                 )
-        for offer in self.offers:
-            if offer.gpu not in self._gpus:
-                problems.append(f"offer {offer.id!r}: unknown gpu {offer.gpu!r}")
-            if offer.provider not in self._providers:
-                problems.append(f"offer {offer.id!r}: unknown provider {offer.provider!r}")
         for model in self.models:
             problems.extend(_model_problems(model))
+        return problems
+
+    def _offer_problems(self, offer: Offer) -> list[str]:
+        problems = []
+        if offer.gpu not in self._gpus:
+            problems.append(f"offer {offer.id!r}: unknown gpu {offer.gpu!r}")
+        if offer.provider not in self._providers:
+            problems.append(f"offer {offer.id!r}: unknown provider {offer.provider!r}")
         return problems
 
     def gpu(self, name: str) -> Gpu | None:
@@ -187,6 +218,23 @@ class Catalog:
             record_id = self._aliases[kind].get(lookup_key(name))
             record = by_id.get(record_id) if record_id else None
         return record
+
+
+# What a snapshot with other offers shares with this one.
+_STRUCTURE_SLOTS = (
+    "_aliases",
+    "_gpus",
+    "_models",
+    "_providers",
+    "_systems",
+    "_systems_by_gpu",
+    "accuracy",
+    "gpus",
+    "models",
+    "providers",
+    "structure_digest",
+    "systems",
+)
 
 
 def _key(version: str, accuracy: Any) -> str:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+from sqlalchemy import update
 
 from api import wiring as services_module
 from api.adapters.storage.bootstrap import migrate_and_seed
+from api.adapters.storage.catalog_repository import load_catalog, record_catalog, stored_version
+from api.adapters.storage.tables import OfferRow
 from api.app import create_app
 from api.settings import Settings
 from api.wiring import Services
@@ -91,3 +96,60 @@ async def test_a_change_beyond_offers_reloads_the_whole_catalog(
     assert reads == ["whole catalog"]
     assert view.version == services_of(first).view.version
     assert (await second.get("/v1/models/acme/our-moe")).status_code == 200
+
+
+async def test_reloads_asked_for_while_one_runs_are_answered_by_one(
+    pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of changes elsewhere costs this instance one reload after the one running, not one each."""
+    first, second = pair
+    changed = (await offers(first))[CHANGED] | {"usd_per_gpu_hour": 2.39}
+    assert (await first.put(f"/v1/admin/offers/{CHANGED}", json=changed, headers=HEADERS)).status_code == 200
+    reads: list[str] = []
+    real = services_module.load_changed_offers
+
+    async def counted(session: Any, current: Any) -> Any:
+        reads.append("offers")
+        return await real(session, current)
+
+    monkeypatch.setattr(services_module, "load_changed_offers", counted)
+
+    views = await asyncio.gather(*(services_of(second).reload_catalog() for _ in range(10)))
+
+    # The first reload began before the other nine were asked for: one more read answers all nine.
+    assert len(reads) == 2
+    assert {view.version for view in views} == {services_of(first).view.version}
+
+
+async def test_the_writing_instance_serves_its_change_without_reading_the_catalog_back(
+    pair: tuple[Client, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, _ = pair
+    changed = (await offers(first))[CHANGED] | {"usd_per_gpu_hour": 2.29}
+    reads = no_whole_reads(monkeypatch)
+    monkeypatch.setattr(services_module, "load_changed_offers", None)  # any database read fails the test
+
+    assert (await first.put(f"/v1/admin/offers/{CHANGED}", json=changed, headers=HEADERS)).status_code == 200
+
+    assert reads == [] and (await offers(first))[CHANGED]["usd_per_gpu_hour"] == 2.29
+
+
+async def test_an_offer_a_feed_dropped_is_served_again_once_an_administrator_puts_it(
+    pair: tuple[Client, Client],
+) -> None:
+    first, _ = pair
+    offer = (await offers(first))[CHANGED]
+    services = services_of(first)
+    async with services.sessions() as session, session.begin():
+        # What a price feed that no longer lists the offer does.
+        await session.execute(update(OfferRow).where(OfferRow.id == CHANGED).values(gone_at=datetime.now(UTC)))
+        await record_catalog(session, await load_catalog(session), datetime.now(UTC))
+    await services.reload_catalog()
+    assert CHANGED not in await offers(first)
+
+    answer = await first.put(f"/v1/admin/offers/{CHANGED}", json=offer | {"usd_per_gpu_hour": 2.19}, headers=HEADERS)
+
+    assert answer.status_code == 200 and (await offers(first))[CHANGED]["usd_per_gpu_hour"] == 2.19
+    async with services.sessions() as session:
+        stored = await load_catalog(session)
+        assert stored is not None and services.view.version == stored.version == await stored_version(session)

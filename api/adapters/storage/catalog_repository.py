@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import msgspec
-from sqlalchemy import select, text
+from sqlalchemy import Table, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from api.adapters.storage.tables import (
@@ -22,6 +22,7 @@ from api.adapters.storage.tables import (
     SystemRow,
 )
 from domain.catalog import Catalog, CatalogError, Gpu, ModelSpec, Offer, Provider, System, decode_records
+from domain.catalog.digest import DIGEST_MODULUS, version_of
 
 CATALOG_META_KEY = "catalog"
 
@@ -74,6 +75,8 @@ def record_document(record: Any) -> dict[str, Any]:
 def offer_columns(offer: Offer) -> dict[str, Any]:
     """An offer as OfferRow column values."""
     values = msgspec.structs.asdict(offer)
+    # What the column gives back (Money keeps 4 decimals), so the row's offer and its digest are the stored ones.
+    values["usd_per_gpu_hour"] = round(offer.usd_per_gpu_hour, 4)
     values["provider_id"] = values.pop("provider")
     values["gpu_id"] = values.pop("gpu")
     return values
@@ -120,23 +123,14 @@ def _catalog(documents: dict[str, Sequence[Any]], offers: Sequence[Any]) -> Cata
     return Catalog(**tables)
 
 
-def with_offers(catalog: Catalog, upserts: Sequence[Offer], deletes: Sequence[str]) -> Catalog:
-    """The catalog with these offers replaced or added and those removed (validated like any catalog)."""
-    gone = set(deletes) | {offer.id for offer in upserts}
-    return Catalog(
-        gpus=catalog.gpus,
-        systems=catalog.systems,
-        providers=catalog.providers,
-        offers=[*(offer for offer in catalog.offers if offer.id not in gone), *upserts],
-        models=catalog.models,
-    )
-
-
 async def load_changed_offers(session: AsyncSession, current: Catalog) -> Catalog | None:
     """The stored catalog: `current` with the offers that differ from the stored ones swapped in, or None."""
     # Built as the writing instance builds it; None when more than offers changed (the caller then loads the catalog
     # whole). Only the offer rows are read, and only the changed ones are decoded: a one-offer change elsewhere does not
-    # read, decode and validate every table again.
+    # read, decode and validate every table again. The version and the offers are read in one snapshot, so a write
+    # committed between the two reads cannot make them disagree (and send the caller to read every table).
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
     version = await stored_version(session)
     if version is None:
         return None
@@ -155,37 +149,79 @@ def _swapped(current: Catalog, offers: Sequence[Any], version: str) -> Catalog |
     ]
     live = {row.id for row in offers}
     try:
-        catalog = with_offers(current, decode_records("offer", changed, Offer), [i for i in known if i not in live])
+        catalog = current.with_offers(decode_records("offer", changed, Offer), [i for i in known if i not in live])
     except CatalogError:
         return None  # e.g. an offer for a GPU this snapshot does not have yet
     # The content hash covers every table: equal means nothing but these offers changed.
     return catalog if catalog.version == version else None
 
 
+async def stored_digests(session: AsyncSession) -> tuple[int, int] | None:
+    """The structure and offers digests recorded by the last committed change (None before the first)."""
+    # A plain select: every instance asks this every poll and every reload, and an ORM get costs several times more.
+    row = (
+        await session.execute(
+            select(CatalogMetaRow.structure_digest, CatalogMetaRow.offers_digest).where(
+                CatalogMetaRow.key == CATALOG_META_KEY
+            )
+        )
+    ).first()
+    return (row.structure_digest, row.offers_digest) if row else None
+
+
 async def stored_version(session: AsyncSession) -> str | None:
     """The catalog version recorded by the last committed change."""
-    row = await session.get(CatalogMetaRow, CATALOG_META_KEY)
-    return row.version if row else None
+    digests = await stored_digests(session)
+    return version_of(*digests) if digests else None
 
 
-async def record_version(session: AsyncSession, version: str, now: datetime) -> None:
-    """Record the catalog version after a change, in the same transaction."""
+async def record_catalog(session: AsyncSession, catalog: Catalog | None, now: datetime) -> str:
+    """Record the digests of the catalog as the change leaves it, in the same transaction; its version ("" for none)."""
+    if catalog is None:
+        return ""
     row = await session.get(CatalogMetaRow, CATALOG_META_KEY)
     if row is None:
-        session.add(CatalogMetaRow(key=CATALOG_META_KEY, version=version, updated_at=now))
-    elif row.version != version:
-        row.version, row.updated_at = version, now
+        session.add(
+            CatalogMetaRow(
+                key=CATALOG_META_KEY,
+                structure_digest=catalog.structure_digest,
+                offers_digest=catalog.offers_digest,
+                updated_at=now,
+            )
+        )
+    elif (row.structure_digest, row.offers_digest) != (catalog.structure_digest, catalog.offers_digest):
+        row.structure_digest, row.offers_digest, row.updated_at = catalog.structure_digest, catalog.offers_digest, now
+    return catalog.version
+
+
+async def add_to_offers_digest(session: AsyncSession, delta: int, now: datetime) -> str | None:
+    """Move the stored offers' digest by `delta` and return the new version; None when no digests are stored.
+
+    The one statement every offer writer queues on: the row lock it takes is held only until the commit after it.
+    """
+    # On the table, not the mapped class: the ORM's bulk-update path costs more than the statement.
+    meta = cast("Table", CatalogMetaRow.__table__)
+    result = await session.execute(
+        update(meta)
+        .where(meta.c.key == CATALOG_META_KEY)
+        .values(offers_digest=(meta.c.offers_digest + delta) % DIGEST_MODULUS, updated_at=now)
+        .returning(meta.c.structure_digest, meta.c.offers_digest)
+    )
+    row = result.first()
+    return version_of(row.structure_digest, row.offers_digest) if row else None
 
 
 # Seeding and administrative writes from every instance queue on this lock, so each computes the catalog version
-# after the one before and two first starts do not both insert the reference data.
+# after the one before and two first starts do not both insert the reference data. Offer writers hold it shared:
+# they change only their own offers' rows and the offers' digest, and only need the other tables held still.
 CATALOG_WRITE_LOCK_ID = 7_351_208_115
 
 
-async def lock_catalog_writes(session: AsyncSession) -> None:
+async def lock_catalog_writes(session: AsyncSession, *, shared: bool = False) -> None:
     """Serialise catalog writers until the transaction ends (PostgreSQL; SQLite serialises writers itself)."""
     if session.bind is not None and session.bind.dialect.name == "postgresql":
-        await session.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": CATALOG_WRITE_LOCK_ID})
+        function = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        await session.execute(text(f"SELECT {function}(:id)"), {"id": CATALOG_WRITE_LOCK_ID})
 
 
 async def _last_actors(session: AsyncSession) -> dict[str, str]:
@@ -296,7 +332,5 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
     report.removed["offers"] = removed
     await session.flush()
 
-    catalog = await load_catalog(session)
-    report.version = catalog.version if catalog else ""
-    await record_version(session, report.version, now)
+    report.version = await record_catalog(session, await load_catalog(session), now)
     return report

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -14,17 +13,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from api.adapters.storage.catalog_repository import (
+    add_to_offers_digest,
     history_row,
     load_catalog,
-    load_changed_offers,
     lock_catalog_writes,
     offer_columns,
     offer_from_row,
-    record_version,
-    with_offers,
+    record_catalog,
+    stored_digests,
 )
 from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog, Offer
+from domain.catalog.digest import offers_delta
 
 H = TypeVar("H")
 
@@ -38,8 +38,14 @@ class WriteReport:
     unchanged: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     version: str = ""
-    # The catalog as committed, for the writing instance to serve without reading it back.
-    catalog: Catalog | None = None
+    # What the transaction did to the served offers (every change of its batch), for the writing instance to serve
+    # it at once without reading the catalog back.
+    written: list[Offer] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+
+    def apply(self, catalog: Catalog) -> Catalog:
+        """`catalog` with this change's offers."""
+        return catalog.with_offers(self.written, self.gone)
 
     @property
     def changed(self) -> bool:
@@ -56,9 +62,9 @@ async def write_offers(
 ) -> WriteReport:
     """Apply every change or none: the caller's transaction commits them together with the new catalog version.
 
-    `current` is the caller's snapshot: when it is the stored version (checked under the write lock) the new
-    catalog is that snapshot with the changed offers swapped, without reading every table back.
-    Raises CatalogError when the catalog that would result is invalid (the transaction must then be rolled back).
+    `current` is the caller's snapshot: when its other tables are the stored ones, the offers are checked against
+    it without reading every table. Raises CatalogError when an offer names a GPU or provider the catalog lacks
+    (the transaction must then be rolled back).
     """
     return (await write_offer_batch(session, [OfferChange(upserts, deletes, actor)], current=current))[0]
 
@@ -75,32 +81,49 @@ class OfferChange:
 async def write_offer_batch(
     session: AsyncSession, changes: Sequence[OfferChange], *, current: Catalog | None = None
 ) -> list[WriteReport]:
-    """Apply several clients' changes, in order, under one write lock and one new catalog version.
+    """Apply several clients' changes, in order, in one transaction and one new catalog version.
 
-    Each change gets its own report (a later one sees what an earlier one wrote); all share the version. The
-    catalog is computed once for the lot: the global lock is taken once per batch, not once per client.
+    Each change gets its own report (a later one sees what an earlier one wrote); all share the version. Other
+    writers' offers are not waited for: this holds its own offers' rows and, for the length of one statement and
+    the commit, the row of the offers' digest.
     """
-    await lock_catalog_writes(session)
-    # Before any change is flushed: `current` brought up to the stored version when only offers differ (another
-    # instance's writes), so even a stale snapshot spares reading and validating every table.
-    base = await load_changed_offers(session, current) if current is not None else None
     now = datetime.now(UTC)
-    ids = [offer.id for change in changes for offer in change.upserts] + [i for c in changes for i in c.deletes]
-    stored = {row.id: row for row in (await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)))).all()}
+    digests = await stored_digests(session)
+    # Without stored digests (a store just migrated) the version can only be computed from every table, held still.
+    await lock_catalog_writes(session, shared=digests is not None)
+    # Offers only reference the other tables, which the shared lock holds still: `current` checks them when its
+    # digest of them is the stored one, and is never used for other offers (other writers may be changing them).
+    fresh = digests is not None and current is not None and current.structure_digest == digests[0]
+    base = current if fresh else await load_catalog(session)
+    ids = sorted({offer.id for change in changes for offer in change.upserts} | {i for c in changes for i in c.deletes})
+    # Locked in id order, so two batches that share offers wait for each other instead of deadlocking.
+    rows = await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)).order_by(OfferRow.id).with_for_update())
+    stored = {row.id: row for row in rows.all()}
+    before = {offer_id: _live_offer(row) for offer_id, row in stored.items()}
     reports = [await _apply(session, stored, change, now) for change in changes]
+    if not any(report.changed for report in reports):
+        return reports
+    after = {offer_id: _live_offer(row) for offer_id, row in stored.items()}
+    changed_ids = [i for i in ids if before.get(i) != after.get(i)]
+    written = [offer for i in changed_ids if (offer := after.get(i)) is not None]
+    gone = [i for i in changed_ids if after.get(i) is None]
+    if base is not None:
+        base.with_offers(written, gone)  # raises CatalogError (the caller rolls back) for an unknown GPU or provider
     await session.flush()
-    if any(report.changed for report in reports):
-        written = {offer.id: offer for change in changes for offer in change.upserts}
-        kept = [written[offer_id] for offer_id in written if offer_id in stored]
-        gone = [offer_id for report in reports for offer_id in report.deleted if offer_id not in stored]
-        catalog: Catalog | None = (
-            await asyncio.to_thread(with_offers, base, kept, gone) if base is not None else await load_catalog(session)
-        )
-        version = catalog.version if catalog else ""
-        await record_version(session, version, now)
-        for report in reports:
-            report.version, report.catalog = version, catalog
+    removed = [offer for i in changed_ids if (offer := before.get(i)) is not None]
+    version = await add_to_offers_digest(session, offers_delta(written, removed), now) if digests else None
+    if version is None:  # no digests stored yet: this writer holds the exclusive lock
+        version = await record_catalog(session, await load_catalog(session), now)
+    for report in reports:
+        report.version, report.written, report.gone = version, written, gone
     return reports
+
+
+def _live_offer(row: OfferRow | None) -> Offer | None:
+    """The offer a row puts in the catalog: None for a deleted row and for one a price feed no longer returns."""
+    if row is None or row.gone_at is not None:
+        return None
+    return msgspec.convert(offer_from_row(row), Offer)
 
 
 async def _apply(session: AsyncSession, stored: dict[str, OfferRow], change: OfferChange, now: datetime) -> WriteReport:
@@ -115,13 +138,14 @@ async def _apply(session: AsyncSession, stored: dict[str, OfferRow], change: Off
             session.add(history_row(offer, change="created", actor=change.actor, previous=None, now=now))
             report.created.append(offer.id)
             continue
-        if offer_from_row(row) == msgspec.structs.asdict(offer):
+        if row.gone_at is None and offer_from_row(row) == msgspec.structs.asdict(offer):
             report.unchanged.append(offer.id)
             continue
         previous = row.usd_per_gpu_hour
         for column, value in offer_columns(offer).items():
             setattr(row, column, value)
-        row.updated_at = now
+        # An administrator's offer is served, also one a price feed stopped returning.
+        row.updated_at, row.gone_at = now, None
         session.add(history_row(offer, change="updated", actor=change.actor, previous=previous, now=now))
         report.updated.append(offer.id)
     for offer_id in change.deletes:

@@ -5,7 +5,20 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import JSON, Date, DateTime, Float, ForeignKey, Index, Integer, LargeBinary, Numeric, String, Text
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    Numeric,
+    String,
+    Text,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -155,12 +168,15 @@ class ModelHistoryRow(Base):
 
 
 class CatalogMetaRow(Base):
-    """The catalog version every instance compares with its in-memory snapshot."""
+    """The two digests whose sum is the catalog version every instance compares with its in-memory snapshot."""
 
     __tablename__ = "catalog_meta"
 
     key: Mapped[str] = mapped_column(String(32), primary_key=True)
-    version: Mapped[str] = mapped_column(String(64))
+    # Set by writers that hold every table still (seeding, models, price feeds).
+    structure_digest: Mapped[int] = mapped_column(BigInteger)
+    # Moved by each offer writer by the difference its own offers make (domain/catalog/digest.py).
+    offers_digest: Mapped[int] = mapped_column(BigInteger)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime())
 
 
