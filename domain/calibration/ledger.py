@@ -18,11 +18,13 @@ from domain.calibration.harness import reproduce
 from domain.calibration.holdout import (
     SPLIT_RULE,
     Regime,
+    address,
     conformal_spread,
     held_out_sources,
     majority,
     regime,
     source_group,
+    source_hash,
 )
 from domain.calibration.points import CalibrationPoint, Kind, Reproduction
 from domain.catalog import Catalog, Gpu
@@ -222,7 +224,10 @@ def score(catalog: Catalog, points: Iterable[CalibrationPoint], cross: Mapping[s
     strata: dict[str, list[str]] = {}
     for item, group in zip(reproductions, groups, strict=True):
         strata.setdefault(group, []).append(f"{item.family}/{item.point.kind}")
-    held = held_out_sources({group: majority(labels) for group, labels in strata.items()})
+    hashes: dict[str, float] = {}
+    for item, group in zip(reproductions, groups, strict=True):
+        hashes[group] = min(hashes.get(group, 1.0), source_hash(address(item.point.source)))
+    held = held_out_sources({group: majority(labels) for group, labels in strata.items()}, hashes)
     scored = []
     for item, group in zip(reproductions, groups, strict=True):
         point = item.point

@@ -29,9 +29,13 @@ def _slowdown(applies: Applies, engine: str, version: str, measured: date) -> fl
 
 
 def kv_read_slowdown(model: LlmModel, engine: str, version: str, measured: date) -> float:
-    """How many times slower than today's release a run of `engine` at `version` reads the KV cache in decode."""
-    grouped = model.attention == "gqa" and (model.kv_heads or model.attention_heads) < model.attention_heads
-    return _slowdown("gqa_decode_attention", engine, version, measured) if grouped else 1.0
+    """How many times more KV cache than today's release a decode step of `engine` at `version` reads: the group
+    size of a grouped-query model on a release that read each KV head once per query head."""
+    group = model.attention_heads / (model.kv_heads or model.attention_heads)
+    if model.attention != "gqa" or group <= 1:
+        return 1.0
+    lacking = any(r.applies == "gqa_decode_attention" and r.lacks(engine, version, measured) for r in RELEASES)
+    return group if lacking else 1.0
 
 
 def diffusion_slowdown(engine: str, version: str, measured: date) -> float:

@@ -8,13 +8,15 @@ from typing import Literal
 
 from domain.hardware.efficiency import Family
 
-# What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention; a diffusion pipeline's
-# whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with many experts; a
-# training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a multi-head
-# latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel launches
-# cost host time; a diffusion pipeline's denoising step run without a CUDA graph, whose launches likewise cost host
-# time once per step; the weights the decode step of a multi-head latent attention model reads; a DeepSeek-architecture
-# model's decode step and prefill on AMD GPUs before AITER's kernels (Triton MLA decode, MoE and block-FP8 GEMMs).
+# What a change sped up: the decode step's KV-cache reads of grouped/multi-query attention (a release without it
+# read each KV head once per query head of its group, so its slowdown is the model's group size, not a factor); a
+# diffusion pipeline's whole denoising loop (its attention layers); the decode step of a 4-bit weight-only MoE with
+# many experts; a training step of adapters (LoRA) on a dense model split by tensor parallelism; the decode step of a
+# multi-head latent attention (DeepSeek-architecture) model run eagerly, without CUDA graphs, so each layer's kernel
+# launches cost host time; a diffusion pipeline's denoising step run without a CUDA graph, whose launches likewise
+# cost host time once per step; the weights the decode step of a multi-head latent attention model reads; a
+# DeepSeek-architecture model's decode step and prefill on AMD GPUs before AITER's kernels (Triton MLA decode, MoE and
+# block-FP8 GEMMs).
 Applies = Literal[
     "gqa_decode_attention",
     "diffusion_attention",
@@ -121,12 +123,31 @@ def _pre_aiter(engine: str, since: tuple[int, ...], change: str) -> Release:
 # A100-PCIE-80GB, release and batch 1: 1.11 s vs 1.04 s over 50 steps, 1.4 ms of launches per denoising step.
 EAGER_DIFFUSION_STEP_HOST_US = (1.11 - 1.04) / 50 * 1e6
 
-# No release effect for TensorRT-LLM's XQA kernel (v0.8: generation-phase MQA/GQA attention reading each KV head once
-# per group): the only same-benchmark pair that could identify it, v0.6.1's performance table (fit set) against
-# v0.8.0's re-measurement (docs/source/performance.md at v0.8.0), has its v0.8.0 side in the test set, which no factor
-# may be chosen from; no other fit-set source pairs two releases on one benchmark, and NVIDIA's XQA blog compares runs
-# within a latency budget, not one batch. Runs before v0.8 are reproduced as today's engine.
+# TensorRT-LLM before v0.8 decoded grouped-query attention with its masked multi-head attention kernel: one thread block
+# per query head (`hi{blockIdx.x}`), each loading the cache of its group's KV head (`hi_kv{hi / qhead_per_kv}`), so a
+# decode step read each KV head once per query head of its group. v0.8 made XQA (one load per KV head for the whole
+# group) the default. The slowdown is the group size, from the model and the kernel alone: an upper bound, as blocks of
+# one group that share the L2 cache read less from memory than that, and v0.6.1 ran XQA as an opt-in where its own
+# tests showed a gain.
+XQA_SOURCE = (
+    "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.6.1/cpp/tensorrt_llm/kernels/decoderMaskedMultiheadAttention/"
+    "decoderMaskedMultiheadAttentionTemplate.h"
+)
+XQA_QUOTE = (
+    "// The head. const unsigned hi{blockIdx.x}; // The head index of keys and values adjusted for MQA/GQA. "
+    "const int qhead_per_kv{params.num_heads / params.num_kv_heads}; const unsigned hi_kv{hi / qhead_per_kv};"
+)
+
 RELEASES: tuple[Release, ...] = (
+    Release(
+        engine="trtllm",
+        since=(0, 8),
+        change="XQA kernel by default: generation-phase MQA/GQA attention loading each KV head once for its group of "
+        "query heads, where the masked multi-head attention kernel loaded it once per query head",
+        applies="gqa_decode_attention",
+        source=XQA_SOURCE,
+        quote=XQA_QUOTE,
+    ),
     Release(
         engine="diffusers",
         since=(0, 13),

@@ -132,3 +132,19 @@ def test_bands_never_reach_zero() -> None:
 def test_a_source_is_named_the_same_whatever_its_spelling() -> None:
     assert source_group("https://www.example.com/a/b/") == source_group("http://example.com/a/b#x")
     assert source_group("https://example.com/a") != source_group("https://example.com/b")
+
+
+def test_one_page_read_at_two_commits_or_in_two_languages_is_one_source() -> None:
+    page = "github.com/NVIDIA/TensorRT-LLM/docs/source/performance.md"
+    for address in (
+        "https://github.com/NVIDIA/TensorRT-LLM/blob/v0.8.0/docs/source/performance.md",
+        "https://github.com/NVIDIA/TensorRT-LLM/blob/138f96d45f90b9667426f7c47297d8c06bafac73/docs/source/performance.md",
+        "https://raw.githubusercontent.com/NVIDIA/TensorRT-LLM/v0.8.0/docs/source/performance.md",
+    ):
+        assert source_group(address) == page, address
+    english = "https://www.amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html"
+    chinese = "https://www.amd.com/zh-cn/developer/resources/rocm-hub/dev-ai/performance-results.html"
+    assert source_group(english) == source_group(chinese)
+    # Other files of one repository, and a paper's arXiv number (two parts, not a release), stay apart.
+    assert source_group("https://github.com/a/b/blob/x/one.md") != source_group("https://github.com/a/b/blob/x/two.md")
+    assert source_group("https://arxiv.org/pdf/2407.21783") != source_group("https://arxiv.org/pdf/2407.21784")
