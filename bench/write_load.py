@@ -20,7 +20,9 @@ What it does:
    `--json` the figures go to stdout as JSON;
 4. imports `--import-rows` offers (default 10,000, 0 to skip) as one CSV body straight to the first instance while
    a second client asks that instance's /health/live one request after another, and prints how long the import
-   took and the longest /health/live answer meanwhile: how long the importing instance stalled.
+   took and the longest /health/live answer meanwhile: how long the importing instance stalled. Each run also
+   reports the CPU the three instances used per request: on a machine whose cores the reads already fill, a write
+   costs the throughput its CPU costs.
 
 It stops everything it started (and drops the database) at the end, also on errors and Ctrl-C. Exit 1 when a
 request failed, 2 when the benchmark cannot run. Sized for a 2-core machine: everything is on loopback and every
@@ -73,10 +75,10 @@ READ, WRITE = "read", "write"
 
 
 @contextmanager
-def instances(workdir: Path, database_url: str, redis_url: str) -> Iterator[list[str]]:
-    """The URLs of three ready instances on the database and Redis; the first migrates and seeds it."""
+def instances(workdir: Path, database_url: str, redis_url: str) -> Iterator[list[tuple[str, int]]]:
+    """The URL and process id of three ready instances on the database and Redis; the first migrates and seeds it."""
     processes: list[subprocess.Popen[bytes]] = []
-    urls: list[str] = []
+    urls: list[tuple[str, int]] = []
     try:
         for group in ([0], list(range(1, INSTANCES))):
             waiting = []
@@ -97,7 +99,7 @@ def instances(workdir: Path, database_url: str, redis_url: str) -> Iterator[list
                 with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
                     # Three instances importing at once on two busy cores take a while.
                     servers.wait_until_ready(client, process, log, tries=READY_TRIES)
-                urls.append(url)
+                urls.append((url, process.pid))
         yield urls
         for process in processes:
             if process.poll() is not None:
@@ -170,8 +172,8 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     with ExitStack() as stack:
         database_url = stack.enter_context(stores.fresh_postgres_database(args.postgres_admin_url, args.database_name))
         redis = stack.enter_context(stores.own_redis(workdir))
-        urls = stack.enter_context(instances(workdir, database_url, redis.url))
-        balancer = Balancer(workdir, [(f"i{n + 1}", int(url.rsplit(":", 1)[1])) for n, url in enumerate(urls)])
+        started = stack.enter_context(instances(workdir, database_url, redis.url))
+        balancer = Balancer(workdir, [(f"i{n + 1}", int(url.rsplit(":", 1)[1])) for n, (url, _) in enumerate(started)])
         balancer.start()
         stack.callback(balancer.stop)
         seeded = offers(balancer.url)
@@ -179,13 +181,14 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         for name, share in (("reads only", 0.0), (f"{args.write_share:g}% offer writes", args.write_share)):
             requests = plan(args.requests, share, seeded, rng)
             print(f"{name}: {len(requests)} requests over {args.connections} connections", file=sys.stderr)
+            cpu_before = instances_cpu_s(started)
             load = asyncio.run(
                 load_client.drive(
                     balancer.url, requests, connections=args.connections, client=args.client, timeout_s=60
                 )
             )
-            runs.append(figures(name, requests, load))
-        stall = asyncio.run(import_stall(urls[0], seeded, args.import_rows)) if args.import_rows else None
+            runs.append(figures(name, requests, load) | {"instances_cpu_s": instances_cpu_s(started) - cpu_before})
+        stall = asyncio.run(import_stall(started[0][0], seeded, args.import_rows)) if args.import_rows else None
     base, mixed = runs
     ratio = base["requests_per_s"] / mixed["requests_per_s"] if mixed["requests_per_s"] else float("inf")
     document = {
@@ -195,6 +198,11 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         "throughput_ratio": round(ratio, 2),
     }
     return document | ({"import": stall} if stall else {})
+
+
+def instances_cpu_s(started: Sequence[tuple[str, int]]) -> float:
+    """CPU seconds the instances have used so far: where a run with writes spends the cores it shares with reads."""
+    return sum(servers.process_tree_cpu_s(pid) or 0.0 for _, pid in started)
 
 
 async def import_stall(url: str, seeded: Sequence[dict[str, Any]], rows: int) -> dict[str, Any]:
@@ -246,7 +254,8 @@ def text_report(document: dict[str, Any]) -> str:
             line += (
                 f"; {write['count']} writes p50 {write['p50_ms']} ms p99 {write['p99_ms']} ms max {write['max_ms']} ms"
             )
-        lines.append(line + f"; errors {result['errors']}")
+        cpu_ms = 1000 * result["instances_cpu_s"] / max(1, result["requests"])
+        lines.append(line + f"; errors {result['errors']}; instances' CPU {cpu_ms:.2f} ms per request")
         lines += [f"    {failure}" for failure in result["failures"]]
     lines.append(f"throughput without writes / with writes: {document['throughput_ratio']}x")
     if stall := document.get("import"):
