@@ -64,11 +64,10 @@ MESH_LINKS = 7
 PCIE_GBPS = 20.0
 PCIE_HOST_GBPS = 10.0
 # Beyond a pair, PCIe peers reach each other through the CPU's root complex at this share of the pair's rate. The
-# L40S all-reduce tables of aiconfigurator-core 0.12.0 (github.com/ai-dynamo/aiconfigurator; systems/data/l40s/comm/
-# {vllm/0.22.0,trtllm/1.3.0rc20}/custom_allreduce_perf) move 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms
-# at TP2/4/8 under vLLM (1.67 / 10.04 / 26.00 ms under TensorRT-LLM): ~19 GB/s per peer in a pair, 7-10 GB/s at
-# TP4 and TP8 alike.
-PCIE_BEYOND_PAIR = 0.42
+# L40S all-reduce table of aiconfigurator-core 0.12.0 (github.com/ai-dynamo/aiconfigurator; systems/data/l40s/comm/
+# vllm/0.22.0/custom_allreduce_perf) moves 33.5 MB (2048 x 8192 bf16) in 1.78 / 13.60 / 30.06 ms at TP2/4/8: each
+# GPU takes the message from its n - 1 peers at 18.9 GB/s in a pair, 7.4 and 7.8 GB/s at TP4 and TP8 (0.39, 0.41).
+PCIE_BEYOND_PAIR = 0.40
 # Inter-node fabric per GPU for data-parallel gradients (400G InfiniBand/RoCE).
 INTER_NODE_GBPS = Factor(
     45, 35, 50, "github.com/NVIDIA/nccl-tests: ~45 GB/s per GPU achievable on 400 Gb/s InfiniBand/RoCE"

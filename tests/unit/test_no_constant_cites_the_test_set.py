@@ -47,10 +47,6 @@ ALLOWED: dict[tuple[str, str], str] = {
 # Leaks still open, each with the fix it needs: `test_no_leak_is_left_open` fails while any is listed, and the scan
 # fails on any other, so these lists can only shrink.
 OPEN: dict[tuple[str, str], str] = {
-    ("hardware/collectives.py", "aiconfigurator:l40s/trtllm/1.3.0rc20"): (
-        "PCIE_BEYOND_PAIR reads the L40S TensorRT-LLM all-reduce table beside vLLM 0.22.0's: derive it from the "
-        "vLLM table alone"
-    ),
     ("performance/fp8_gemms.py", "aiconfigurator:h100_sxm/trtllm/1.3.0rc20"): (
         "Hopper's TensorRT-LLM FP8 GEMM latency spans the H100 table: restate it from h200_sxm alone"
     ),
