@@ -64,9 +64,6 @@ OPEN: dict[tuple[str, str], str] = {
 
 # Leaks in the efficiency table (its module and data file), whose values are being refit on the fit set alone.
 TABLE_OPEN: dict[str, str] = {
-    "aiconfigurator:h100_sxm/trtllm/1.3.0rc20": (
-        "Hopper's block-FP8 MoE share reads the H100 TensorRT-LLM moe table (0.54, 0.68 at 2048 tokens)"
-    ),
 }
 
 URL = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}/[^\s\"'<>()\[\],;]*", re.IGNORECASE)
