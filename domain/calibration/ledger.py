@@ -19,7 +19,6 @@ from domain.calibration.holdout import (
     SPLIT_RULE,
     Regime,
     address,
-    conformal_spread,
     held_out_sources,
     majority,
     regime,
@@ -27,25 +26,21 @@ from domain.calibration.holdout import (
     source_hash,
 )
 from domain.calibration.points import CalibrationPoint, Kind, Reproduction
+from domain.calibration.spreads import Spreads, spreads_from
 from domain.catalog import Catalog, Gpu
 from domain.hardware.efficiency import FAMILY_NAMES, Family, family_of
 from domain.workloads.results import PerformanceEstimate, Range, rounded
 
-# The share of new measurements a band promises to hold, and the narrowest band any estimate gets.
-BAND_COVERAGE = 0.80
-MIN_SPREAD = 0.10
-# Where no family of a kind has enough out-of-sample residuals, the band is this wide and the estimate is spec-sheet.
-UNCALIBRATED_SPREAD = 0.35
 CALIBRATED_MAX_MEDIAN = 0.15
 METHOD = (
     SPLIT_RULE + " Cross-validation leaves one fit source out at a time, refits the efficiency table's factors of the "
     "GPU families it measures on the remaining fit points (bench/cross_validate.py) and predicts the left-out points. "
     "Bands are split-conformal on those cross-validated residuals (|log(measured / predicted)|, the "
-    "ceil((n + 1) x 0.8)-th smallest) of the GPU family and kind, pooled over the kind's families where a family "
-    "has too few; figures per cell: test set first, cross-validated second, in-sample last. The efficiency table "
-    "is refit on the fit set alone (bench/fit_factors.py reads nothing else); a factor no fit point moves, or whose "
-    "refit lands on a bound of the fitter (a missing mechanism), keeps the value it had before the split, which saw "
-    "the test set."
+    "ceil((n + 1) x 0.8)-th smallest) of the GPU family, kind and regime, pooled over the regime's families where a "
+    "cell has too few and over the kind where the regime has too few; figures per cell: test set first, "
+    "cross-validated second, in-sample last. The efficiency table is refit on the fit set alone "
+    "(bench/fit_factors.py reads nothing else); a factor no fit point moves, or whose refit lands on a bound of "
+    "the fitter (a missing mechanism), keeps the value it had before the split, which saw the test set."
 )
 
 
@@ -145,7 +140,7 @@ class Ledger:
     rows: tuple[LedgerRow, ...]
     totals: LedgerTotals
     scored: tuple[Scored, ...]
-    spreads: Mapping[tuple[str, str], float]
+    spreads: Spreads
     calibrated_cells: frozenset[tuple[str, str]]
     method: str = METHOD
 
@@ -153,9 +148,9 @@ class Ledger:
     def reproductions(self) -> tuple[Reproduction, ...]:
         return tuple(item.reproduction for item in self.scored)
 
-    def spread(self, family: Family, kind: str) -> float:
-        """Relative half-width of the band estimates of this family and kind get."""
-        return self.spreads.get((self._kind(family, kind), family), UNCALIBRATED_SPREAD)
+    def spread(self, family: Family, kind: str, regime: str) -> float:
+        """Relative half-width of the band estimates of this family, kind and regime get."""
+        return self.spreads.of(self._kind(family, kind), family, regime)
 
     def calibrated(self, family: Family, kind: str) -> bool:
         return (self._kind(family, kind), family) in self.calibrated_cells
@@ -167,8 +162,7 @@ class Ledger:
     @cached_property
     def version(self) -> str:
         """A content hash of what estimates read from the ledger: facts built with it depend on it."""
-        spreads = sorted((kind, family, spread) for (kind, family), spread in self.spreads.items())
-        content = [self.rows, spreads, sorted(self.calibrated_cells)]
+        content = [self.rows, self.spreads.content(), sorted(self.calibrated_cells)]
         return hashlib.sha256(msgspec.json.encode(content)).hexdigest()[:16]
 
     @cached_property
@@ -198,16 +192,8 @@ def _share(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
-def _spreads(residuals: Mapping[tuple[str, str], list[float]]) -> dict[tuple[str, str], float]:
-    """Per kind and family: the conformal spread of its residuals, else of its kind's, never below MIN_SPREAD."""
-    by_kind: dict[str, list[float]] = {}
-    for (kind, _), values in residuals.items():
-        by_kind.setdefault(kind, []).extend(values)
-    spreads = {}
-    for key, values in residuals.items():
-        spread = conformal_spread(values, BAND_COVERAGE) or conformal_spread(by_kind[key[0]], BAND_COVERAGE)
-        spreads[key] = max(MIN_SPREAD, spread if spread is not None else UNCALIBRATED_SPREAD)
-    return spreads
+def _cell(item: Scored) -> tuple[str, str, str]:
+    return (item.reproduction.point.kind, item.reproduction.family, item.regime)
 
 
 def _covered(item: Scored, spread: float) -> bool:
@@ -247,24 +233,21 @@ def build_ledger(
     cross = cross or {}
     scored = score(catalog, points, cross)
     validated = [item for item in scored if item.side == "fit" and item.reproduction.point.id in cross]
-    residuals: dict[tuple[str, str], list[float]] = {}
+    residuals: dict[tuple[str, str, str], list[float]] = {}
     for item in validated:
-        residuals.setdefault((item.reproduction.point.kind, item.reproduction.family), []).append(item.log_residual)
-    spreads = _spreads(residuals)
+        residuals.setdefault(_cell(item), []).append(item.log_residual)
+    spreads = spreads_from(residuals)
     # Cross-validated coverage: each fit source's points against a band built without that source's residuals.
     cv_covered: dict[str, bool] = {}
     for group in {item.group for item in validated}:
-        others: dict[tuple[str, str], list[float]] = {}
+        others: dict[tuple[str, str, str], list[float]] = {}
         for item in validated:
             if item.group != group:
-                others.setdefault((item.reproduction.point.kind, item.reproduction.family), []).append(
-                    item.log_residual
-                )
-        without = _spreads(others)
+                others.setdefault(_cell(item), []).append(item.log_residual)
+        without = spreads_from(others)
         for item in validated:
             if item.group == group:
-                key = (item.reproduction.point.kind, item.reproduction.family)
-                cv_covered[item.reproduction.point.id] = _covered(item, without.get(key, UNCALIBRATED_SPREAD))
+                cv_covered[item.reproduction.point.id] = _covered(item, without.of(*_cell(item)))
     # The rows' figures read the spreads, so the ledger exists before its rows.
     ledger = Ledger(
         rows=(),
@@ -275,7 +258,7 @@ def build_ledger(
     )
     test_covered = {
         item.reproduction.point.id: _covered(
-            item, ledger.spread(item.reproduction.family, item.reproduction.point.kind)
+            item, ledger.spread(item.reproduction.family, item.reproduction.point.kind, item.regime)
         )
         for item in scored
         if item.side == "test"
@@ -304,7 +287,7 @@ def build_ledger(
                 cv_band_coverage_pct=_pct(_share([cv_covered[item.reproduction.point.id] for item in cv])),
                 fit_points=len(fit),
                 in_sample_median_error_pct=_pct(_median([abs(item.reproduction.error) for item in fit])),
-                band_pct=round(100 * ledger.spread(family, kind), 1),  # type: ignore[arg-type]
+                band_pct=round(100 * ledger.spread(family, kind, cell), 1),  # type: ignore[arg-type]
             )
         )
     return dataclasses.replace(ledger, rows=tuple(rows), totals=_totals(scored, cv_covered, test_covered))

@@ -7,6 +7,7 @@ import math
 
 import msgspec
 
+from domain.calibration.holdout import regime
 from domain.calibration.ledger import confidence, widen
 from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.efficiency import family_of
@@ -278,10 +279,14 @@ def infeasible(plan: Plan, gpu: Gpu, gpu_count: int, reason: Excluded) -> Option
 
 
 def _banded(plan: Plan, candidate: Candidate) -> PerformanceEstimate:
-    """The candidate's estimate with bands as wide as the ledger's errors for its GPU family and kind."""
+    """The candidate's estimate with bands as wide as the ledger's errors for its GPU family, kind and regime."""
     ledger = plan.catalog.accuracy
-    spread = ledger.spread(family_of(candidate.gpu), plan.kind) if ledger is not None else 0.0
-    return widen(candidate.performance, spread)
+    if ledger is None:
+        return widen(candidate.performance, 0.0)
+    in_flight = candidate.performance.concurrency
+    per_copy = in_flight.expected / max(1, candidate.parallelism.data) if in_flight is not None else 1.0
+    cell = regime(plan.kind, per_copy, candidate.gpu_count)
+    return widen(candidate.performance, ledger.spread(family_of(candidate.gpu), plan.kind, cell))
 
 
 # Weights a serving engine can load in fewer bytes, each with the GPU capability it needs.

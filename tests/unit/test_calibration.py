@@ -16,7 +16,8 @@ import pytest
 from api.adapters.storage.reference import calibration_points, cross_validation, shipped_ledger
 from domain.calibration.harness import reproduce
 from domain.calibration.holdout import TEST_SHARE, majority, source_group
-from domain.calibration.ledger import BAND_COVERAGE, band, score
+from domain.calibration.ledger import band, score
+from domain.calibration.spreads import BAND_COVERAGE
 from domain.catalog import Catalog
 
 POINTS = calibration_points()
@@ -106,7 +107,8 @@ def test_bands_hold_80_percent_of_the_test_set_overall_and_per_kind() -> None:
         if item.side != "test":
             continue
         found = item.reproduction
-        low, high = band(found.expected, found.low, found.high, ledger.spread(found.family, found.point.kind))
+        spread = ledger.spread(found.family, found.point.kind, item.regime)
+        low, high = band(found.expected, found.low, found.high, spread)
         by_kind[found.point.kind].append(low <= found.point.value <= high)
     everything = [flag for flags in by_kind.values() for flag in flags]
     assert sum(everything) / len(everything) >= BAND_COVERAGE
@@ -124,8 +126,9 @@ def test_cross_validation_keeps_its_promises() -> None:
 
 def test_bands_never_reach_zero() -> None:
     ledger = shipped_ledger()
-    for item in ledger.reproductions:
-        low, _ = band(item.expected, item.low, item.high, ledger.spread(item.family, item.point.kind))
+    for scored in ledger.scored:
+        item = scored.reproduction
+        low, _ = band(item.expected, item.low, item.high, ledger.spread(item.family, item.point.kind, scored.regime))
         assert low > 0, item.point.id
 
 

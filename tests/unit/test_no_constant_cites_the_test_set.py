@@ -63,8 +63,7 @@ OPEN: dict[tuple[str, str], str] = {
 }
 
 # Leaks in the efficiency table (its module and data file), whose values are being refit on the fit set alone.
-TABLE_OPEN: dict[str, str] = {
-}
+TABLE_OPEN: dict[str, str] = {}
 
 URL = re.compile(r"(?:https?://)?(?:[\w-]+\.)+[a-z]{2,}/[^\s\"'<>()\[\],;]*", re.IGNORECASE)
 ARXIV = re.compile(r"arxiv(?:\.org/(?:abs|pdf))?[:/\s]*(\d{4}\.\d{4,5})", re.IGNORECASE)
