@@ -72,6 +72,7 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
 
 
 def _serve(report: WriteReport) -> Callable[[Catalog], Catalog]:
+    """The committed offers, for this instance to swap into the snapshot it serves."""
     return report.apply
 
 

@@ -81,7 +81,7 @@ class CatalogSync:
     async def _reload_if_changed(self, version: str | None) -> None:
         if version and version != self._current_version():
             # Under a stream of writes elsewhere, one reload per interval: each reload costs this instance a read of
-            # the offers and the cached answers it invalidates, and the versions that arrive meanwhile are one reload.
+            # the offers and a new snapshot, and the versions that arrive meanwhile are one reload.
             loop = asyncio.get_running_loop()
             if (wait := self._next_reload_at - loop.time()) > 0:
                 await asyncio.sleep(wait)
