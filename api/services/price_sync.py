@@ -13,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from api.adapters.gpuhunt import FEED, Fetched, catalog_url
 from api.adapters.storage.catalog_repository import (
     history_row,
-    load_catalog,
     lock_catalog_writes,
     offer_from_row,
     record_catalog,
@@ -125,6 +124,6 @@ async def sync(
         provider_row.record = provider_row.record | {"feed": FEED, "last_synced_at": now.isoformat()}
         provider_row.updated_at = now
     await session.flush()
-    report.version = await record_catalog(session, await load_catalog(session), now)
+    report.version = await record_catalog(session, now)
     report.applied = True
     return report

@@ -79,8 +79,7 @@ class Catalog:
             problems.extend(sparse_problems(gpu))
         problems.extend(self._reference_problems())
         offers = tuple(sorted(offers, key=lambda r: r.id))
-        _index("offer", offers, problems)
-        problems.extend(problem for offer in offers for problem in self._offer_problems(offer))
+        problems.extend(self._offer_problems(offers))
         if problems:
             raise CatalogError(problems)
         systems_by_gpu: dict[str, list[System]] = {}
@@ -108,10 +107,7 @@ class Catalog:
         The other tables are shared with this snapshot, and the version moves by the offers' difference: a price
         change costs a fraction of building the catalog again, which every instance does for every change.
         """
-        problems: list[str] = []
-        _index("offer", upserts, problems)
-        problems.extend(problem for offer in upserts for problem in self._offer_problems(offer))
-        if problems:
+        if problems := self._offer_problems(upserts):
             raise CatalogError(problems)
         replaced = set(deletes) | {offer.id for offer in upserts}
         kept = [offer for offer in self.offers if offer.id not in replaced]
@@ -160,12 +156,15 @@ class Catalog:
             problems.extend(_model_problems(model))
         return problems
 
-    def _offer_problems(self, offer: Offer) -> list[str]:
-        problems = []
-        if offer.gpu not in self._gpus:
-            problems.append(f"offer {offer.id!r}: unknown gpu {offer.gpu!r}")
-        if offer.provider not in self._providers:
-            problems.append(f"offer {offer.id!r}: unknown provider {offer.provider!r}")
+    def _offer_problems(self, offers: Sequence[Offer]) -> list[str]:
+        """Duplicate ids among the offers, and GPUs or providers they name that this snapshot lacks."""
+        problems: list[str] = []
+        _index("offer", offers, problems)
+        for offer in offers:
+            if offer.gpu not in self._gpus:
+                problems.append(f"offer {offer.id!r}: unknown gpu {offer.gpu!r}")
+            if offer.provider not in self._providers:
+                problems.append(f"offer {offer.id!r}: unknown provider {offer.provider!r}")
         return problems
 
     def gpu(self, name: str) -> Gpu | None:

@@ -143,7 +143,7 @@ async def test_an_offer_a_feed_dropped_is_served_again_once_an_administrator_put
     async with services.sessions() as session, session.begin():
         # What a price feed that no longer lists the offer does.
         await session.execute(update(OfferRow).where(OfferRow.id == CHANGED).values(gone_at=datetime.now(UTC)))
-        await record_catalog(session, await load_catalog(session), datetime.now(UTC))
+        await record_catalog(session, datetime.now(UTC))
     await services.reload_catalog()
     assert CHANGED not in await offers(first)
 

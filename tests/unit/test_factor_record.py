@@ -7,6 +7,7 @@ import pytest
 
 from domain.catalog import Catalog
 from domain.hardware.efficiency import FAMILY_NAMES, family_of
+from domain.performance.factor_record import serving_factors
 from domain.performance.layout import Layout
 from domain.performance.serving import InstanceSpeed
 from domain.performance.training import TrainingSpeed, image_factors, training_factors
@@ -65,8 +66,6 @@ def test_the_stated_prefill_mfu_is_the_gemm_rate_the_estimate_used(
 def test_every_factor_the_speed_model_read_is_stated_with_its_value(
     reference: Catalog, model: str, precision: str, gpu_id: str, count: int
 ) -> None:
-    from domain.performance.factor_record import serving_factors
-
     option = _estimate(reference, model, precision, gpu_id, count)
     speed = _speed(reference, option, model, precision, gpu_id)
     stated = {a.name: a for a in option.assumptions}
@@ -84,8 +83,6 @@ def test_every_factor_the_speed_model_read_is_stated_with_its_value(
 
 
 def test_families_with_a_gemm_size_curve_state_the_attention_rate_apart(reference: Catalog) -> None:
-    from domain.performance.factor_record import serving_factors
-
     option = _estimate(reference, "llama-3.1-70b", "bf16", "b200", 8)
     speed = _speed(reference, option, "llama-3.1-70b", "bf16", "b200")
     names = [use.name for use in serving_factors(speed)]

@@ -175,8 +175,9 @@ async def stored_version(session: AsyncSession) -> str | None:
     return version_of(*digests) if digests else None
 
 
-async def record_catalog(session: AsyncSession, catalog: Catalog | None, now: datetime) -> str:
-    """Record the digests of the catalog as the change leaves it, in the same transaction; its version ("" for none)."""
+async def record_catalog(session: AsyncSession, now: datetime) -> str:
+    """Record the digests of the catalog the transaction's changes leave, in it; its version ("" for none)."""
+    catalog = await load_catalog(session)
     if catalog is None:
         return ""
     row = await session.get(CatalogMetaRow, CATALOG_META_KEY)
@@ -332,5 +333,5 @@ async def seed_catalog(session: AsyncSession, reference: Catalog, *, actor: str 
     report.removed["offers"] = removed
     await session.flush()
 
-    report.version = await record_catalog(session, await load_catalog(session), now)
+    report.version = await record_catalog(session, now)
     return report

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from api.adapters.storage.catalog_repository import load_catalog, lock_catalog_writes, record_catalog, record_document
+from api.adapters.storage.catalog_repository import lock_catalog_writes, record_catalog, record_document
 from api.adapters.storage.offer_repository import latest_changes
 from api.adapters.storage.tables import ModelHistoryRow, ModelRow
 from domain.catalog import ModelSpec
@@ -37,7 +37,7 @@ async def write_model(session: AsyncSession, model: ModelSpec, *, actor: str) ->
     change = "created" if row is None else "updated"
     session.add(ModelHistoryRow(model_id=model.id, change=change, actor=actor, record=document, recorded_at=now))
     await session.flush()
-    version = await record_catalog(session, await load_catalog(session), now)
+    version = await record_catalog(session, now)
     return ModelWriteReport(created=row is None, changed=True, version=version)
 
 

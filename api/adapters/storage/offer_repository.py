@@ -113,7 +113,7 @@ async def write_offer_batch(
     removed = [offer for i in changed_ids if (offer := before.get(i)) is not None]
     version = await add_to_offers_digest(session, offers_delta(written, removed), now) if digests else None
     if version is None:  # no digests stored yet: this writer holds the exclusive lock
-        version = await record_catalog(session, await load_catalog(session), now)
+        version = await record_catalog(session, now)
     for report in reports:
         report.version, report.written, report.gone = version, written, gone
     return reports
