@@ -37,6 +37,7 @@ def main() -> None:
     catalog = parse_reference(read_reference_documents())
     points = fit_points(catalog)
     shipped = {f: dict(row) for f, row in efficiency.EFFICIENCY.items()}
+    shipped_shared = dict(efficiency.SHARED)
     in_sample = {point.id: reproduce(catalog, point).expected for point in points}
     groups: dict[str, list] = {}  # type: ignore[type-arg]
     for point in points:
@@ -51,6 +52,7 @@ def main() -> None:
             out_of_fold[point.id] = reproduce(catalog, point).expected
         for family, row in shipped.items():
             efficiency.EFFICIENCY[family] = dict(row)
+        efficiency.SHARED.update(shipped_shared)
         print(f"{len(held):3d} points  {sorted(families)}  {group}", flush=True)
     errors = [abs(out_of_fold[p.id] - p.value) / p.value for p in points]
     in_errors = [abs(in_sample[p.id] - p.value) / p.value for p in points]

@@ -51,31 +51,38 @@ def families_of(catalog: Catalog, points: Iterable[CalibrationPoint]) -> set[str
     return {efficiency.family_of(gpu) for gpu in catalog.gpus if gpu.id in gpus}
 
 
+def _slots(families: Iterable[str]) -> list[tuple[dict[str, efficiency.Factor], str]]:
+    """The (table row, name) of every factor the fit may move: the families' rows, then the shared factors."""
+    rows: list[dict[str, efficiency.Factor]] = [efficiency.EFFICIENCY[f] for f in sorted(families)]  # type: ignore[index]
+    rows.append(efficiency.SHARED)
+    return [(row, name) for row in rows for name in BOUNDS if name in row]
+
+
 def fit(catalog: Catalog, points: list[CalibrationPoint], families: Iterable[str], rounds: int) -> None:
-    """Coordinate descent on the families' factors, in place in efficiency.EFFICIENCY."""
+    """Coordinate descent on the families' and the shared factors, in place in the efficiency tables."""
     best = loss(catalog, points)
     for _ in range(rounds):
-        for family in sorted(families):
-            for name, (low, high) in BOUNDS.items():
-                current = efficiency.EFFICIENCY[family][name]  # type: ignore[index]
-                if current.status != "fitted":
-                    continue  # a measurement of its own, or too few fit-set sources read it (bench/factor_points.py)
-                for step in STEPS:
-                    value = min(high, max(low, current.expected * step))
-                    scale = value / current.expected
-                    # Efficiencies stay below 1 at the fast end of the band too.
-                    ceiling = 0.95 if name not in ("step_floor_us_dense", "step_floor_us_moe") else math.inf
-                    trial = dataclasses.replace(
-                        current,
-                        expected=value,
-                        low=current.low * scale,
-                        high=min(ceiling, max(value, current.high * scale)),
-                    )
-                    efficiency.EFFICIENCY[family][name] = trial  # type: ignore[index]
-                    score_ = loss(catalog, points)
-                    if score_ < best - 1e-6:
-                        best, current = score_, trial
-                    efficiency.EFFICIENCY[family][name] = current  # type: ignore[index]
+        for row, name in _slots(families):
+            low, high = BOUNDS[name]
+            current = row[name]
+            if current.status != "fitted":
+                continue  # a measurement of its own, or too few fit-set sources read it (bench/factor_points.py)
+            for step in STEPS:
+                value = min(high, max(low, current.expected * step))
+                scale = value / current.expected
+                # Efficiencies and shares stay below 1 at the fast end of the band too.
+                ceiling = 0.95 if name not in ("step_floor_us_dense", "step_floor_us_moe") else math.inf
+                trial = dataclasses.replace(
+                    current,
+                    expected=value,
+                    low=current.low * scale,
+                    high=min(ceiling, max(value, current.high * scale)),
+                )
+                row[name] = trial
+                score_ = loss(catalog, points)
+                if score_ < best - 1e-6:
+                    best, current = score_, trial
+                row[name] = current
 
 
 def summary(catalog: Catalog, points: list[CalibrationPoint]) -> str:
@@ -90,10 +97,11 @@ def main() -> None:
     catalog = parse_reference(read_reference_documents())
     points = fit_points(catalog)
     print("fit set before:", summary(catalog, points))
-    original = {f: dict(row) for f, row in efficiency.EFFICIENCY.items()}
+    tables = {**efficiency.EFFICIENCY, efficiency.ALL_FAMILIES: efficiency.SHARED}
+    original = {f: dict(row) for f, row in tables.items()}
     fit(catalog, points, families_of(catalog, points), args.rounds)
     print("fit set after: ", summary(catalog, points))
-    for family, row in efficiency.EFFICIENCY.items():
+    for family, row in tables.items():
         for name, factor in row.items():
             before = original[family][name]
             if abs(factor.expected - before.expected) > 1e-9:

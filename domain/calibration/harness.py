@@ -16,10 +16,11 @@ from domain.performance.engine_releases import (
     fine_tuning_slowdown,
 )
 from domain.performance.engines import ENGINES
+from domain.performance.images import image_tflop, seconds_per_image
 from domain.performance.layout import Layout
 from domain.performance.memory import InstanceShape, usable_memory_bytes
 from domain.performance.serving import InstanceSpeed
-from domain.performance.training import TrainingSpeed, image_tflop, seconds_per_image, training_flops_per_token
+from domain.performance.training import TrainingSpeed, engine_stack, training_flops_per_token
 
 # Diffusion runtimes that compile the denoiser into one graph.
 # Optimum Habana is not among them: every Gaudi diffusion measurement runs on it, so Gaudi's factor is its speed.
@@ -96,12 +97,21 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         train_tokens=tokens,
         sequence_length=point.sequence_length,
         scenario=scenario,
+        fine_tuning=point.kind == "fine_tuning",
+        stack=point.stack or engine_stack(point.engine),
     )
     # Recomputing half the forward GEMMs costs what recomputing half the layers does: 1 / 6 of the step's FLOPs.
     recompute = model.layers if point.recompute else round(point.recompute_share * model.layers)
     domain = gpu.interconnect.domain_gpus
     run = speed.run(
-        point.gpu_count, point.tensor, domain, recompute, point.pipeline, point.expert, context=point.context
+        point.gpu_count,
+        point.tensor,
+        domain,
+        recompute,
+        point.pipeline,
+        point.expert,
+        context=point.context,
+        global_batch=point.global_batch,
     )
     slowdown = fine_tuning_slowdown(model, method, point.tensor, point.engine, point.engine_version, point.date)
     tokens_per_s = run.tokens_per_s / slowdown

@@ -43,6 +43,12 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     # Share of the forward pass recomputed where not every layer is: torchtitan's per-op selective checkpointing saves
     # every compute op's output "except every second mm", so half the forward GEMMs run again in the backward (0.5).
     recompute_share: float = 0.0
+    # Sequences per optimizer step where the source gives them (GBS; Llama 3's tokens per batch / sequence length):
+    # with the data-parallel ranks they set the micro-batches per step and so the pipeline bubble; 0: the model's rule.
+    global_batch: int = 0
+    # The training code the source ran where its engine does not say it: "megatron" (Megatron-Core / Transformer
+    # Engine) or "pytorch" (PyTorch-native FSDP stacks); "": from the engine (domain/performance/training.py).
+    stack: Literal["", "megatron", "pytorch"] = ""
     steps: int = 0
     width: int = 1024
     height: int = 1024

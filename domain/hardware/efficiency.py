@@ -106,6 +106,7 @@ SharedName = Literal[
     "lora_time",
     "qlora_slowdown",
     "moe_train",
+    "pytorch_train",
     "diffusion_pass_floor_ms",
     "compiled_diffusion",
     "ort_cuda_diffusion",

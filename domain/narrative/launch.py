@@ -12,7 +12,7 @@ from domain.performance import mla
 from domain.performance.layout import Layout
 from domain.performance.memory import InferenceMemory
 from domain.performance.serving import InstanceSpeed
-from domain.performance.training import Shape, virtual_stages
+from domain.performance.training import Shape, training_launcher, virtual_stages
 from domain.workloads.requests import FineTuningWorkload, InferenceWorkload, TrainingWorkload
 from domain.workloads.results import Launch, Parallelism
 
@@ -149,12 +149,13 @@ def training_launch(
     micro_batches: int,
 ) -> Launch:
     """Fine-tuning with TRL (PEFT for LoRA, bitsandbytes for QLoRA) under Accelerate; Megatron-LM under torchrun for
-    pre-training and for full fine-tuning split by tensor or pipeline parallelism."""
+    pre-training and for full fine-tuning on several GPUs."""
     # TRL is Hugging Face's maintained trainer: one CLI takes the LoRA rank, the 4-bit loading, the batch and the
     # sequence length, and Accelerate runs its data-parallel ranks with the plan's ZeRO stage (FSDP or DeepSpeed).
-    # Megatron-LM is the launcher that runs tensor and pipeline parallel layouts with the plan's names.
+    # Megatron-LM runs tensor and pipeline parallel layouts with the plan's names, and is the faster stack
+    # (domain.performance.training.training_launcher).
     method = workload.method if isinstance(workload, FineTuningWorkload) else None
-    if method is not None and (method != "full" or shape.tensor == shape.pipeline == 1):
+    if training_launcher(method, gpus) == "trl":
         return _trl_launch(model, parallelism, gpus, shape, workload, micro_batches)  # type: ignore[arg-type]
     return _megatron_launch(model, parallelism, gpus, shape, workload, fine_tuning=method is not None)
 

@@ -1,21 +1,20 @@
-"""Training and image-generation run times: 6ND and per-image FLOPs at the efficiency table's factors."""
+"""Training run times: 6ND at the efficiency table's factors, the stack, the layout's exchanges and its bubble."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
-from domain.catalog import DiffusionModel, Gpu, LlmModel
+from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS, PCIE_GBPS
-from domain.hardware.efficiency import COMPILED_DIFFUSION_FLOOR, Factor, FactorUse, Scenario, SharedName, factor, shared
+from domain.hardware.efficiency import Factor, FactorUse, Scenario, SharedName, factor, shared
 from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
-from domain.performance.diffusion_gemms import gemm_share
 from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
-from domain.performance.memory import active_params, diffusion_scale, moe_split
+from domain.performance.memory import active_params, moe_split
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
 # (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).
@@ -30,11 +29,26 @@ MICRO_BATCHES_PER_STEP = 16
 # Share of the tensor-parallel exchange hidden behind the GEMMs (Megatron-LM/Transformer Engine communication
 # overlap); fitted with the tensor-parallel training points of the calibration file.
 TP_OVERLAP = 0.4
-# FLOPs per parameter of one denoiser pass at 1024x1024 where the model card gives none: SDXL's UNet (6.76 TFLOP,
-# 2.567B) and FLUX.1's transformer (74.4 TFLOP, 11.9B).
-UNET_FLOP_PER_PARAM = 6.76e12 / 2.567e9
-DIT_FLOP_PER_PARAM = 74.4e12 / 11.9e9
-VAE_DECODE_TFLOP_1024 = 10.5
+
+
+# The training code a run executes: Megatron-Core with Transformer Engine's fused kernels and overlapped exchanges, or a
+# PyTorch-native stack (FSDP/FSDP2 over PyTorch's or compiled kernels), which reaches a share of its MFU
+# (`pytorch_train`).
+Stack = Literal["megatron", "pytorch"]
+PYTORCH_ENGINES = frozenset({"torchtitan", "nemo-automodel", "trl", "accelerate"})
+
+
+def engine_stack(engine: str) -> Stack:
+    """The training code of an engine: PyTorch-native for the FSDP stacks, Megatron-Core for the rest."""
+    return "pytorch" if engine in PYTORCH_ENGINES else "megatron"
+
+
+def training_launcher(fine_tuning_method: str | None, gpus: int) -> Literal["trl", "megatron"]:
+    """The launch an estimate gives: TRL for adapters and one-GPU fine-tuning, Megatron-LM for the rest."""
+    # Megatron-LM runs every layout of several GPUs faster (pytorch_train), data parallel alone included.
+    if fine_tuning_method is not None and (fine_tuning_method != "full" or gpus == 1):
+        return "trl"
+    return "megatron"
 
 
 # The adapters' factors of a fine-tuning method, in the order they apply.
@@ -101,12 +115,16 @@ class TrainingSpeed:
         "flops_per_token",
         "gpu",
         "inter_node_gbps",
+        "launch_method",
         "layers",
         "mfu",
         "params",
         "peak_tflops",
         "precision",
+        "pytorch",
+        "scenario",
         "sequence_length",
+        "stack",
         "tp_ratio",
         "train_tokens",
         "work_s",
@@ -122,6 +140,8 @@ class TrainingSpeed:
         train_tokens: float,
         sequence_length: int,
         scenario: Scenario,
+        fine_tuning: bool = False,
+        stack: Stack | None = None,
     ) -> None:
         self.gpu = gpu
         self.train_tokens = train_tokens
@@ -143,8 +163,13 @@ class TrainingSpeed:
         adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
         self.adapter_factors: tuple[float, ...] = tuple(adapter.at(scenario) for adapter in adapters)
         self.precision = precision
-        # Every table factor this speed model reads: what its estimate states.
+        # Every table factor this speed model reads: what its estimate states (the stack's where a layout runs it).
         self.factors: tuple[Factor, ...] = (*efficiency, *adapters)
+        # The stack a source ran, else (None) the one each layout's launch command runs.
+        self.stack = stack
+        self.launch_method = method if fine_tuning else None
+        self.pytorch = shared("pytorch_train")
+        self.scenario: Scenario = scenario
         # Adapter gradients are tiny: LoRA and QLoRA exchange only the frozen weights, and only when sharded.
         self.exchanges_gradients = method == "full"
         # Seconds of the whole run on one GPU at full peak, adapters' factors included: what layouts divide.
@@ -179,6 +204,7 @@ class TrainingSpeed:
         micro_batch: int = 1,
         offload: bool = False,
         context: int = 1,
+        global_batch: int = 0,
     ) -> TrainingRun:
         """The run on `gpus` GPUs (see `training_run`); ZeRO stage 1 (Megatron's distributed optimizer) unless told."""
         compute_s, comm_s = self.seconds(
@@ -192,6 +218,7 @@ class TrainingSpeed:
             micro_batch,
             offload,
             context,
+            global_batch,
         )
         seconds = compute_s + comm_s
         return TrainingRun(
@@ -212,15 +239,29 @@ class TrainingSpeed:
     def _mfu_at(self, tensor_parallel: int) -> float:
         return self.mfu * _tensor_parallel_efficiency(self, tensor_parallel)
 
+    def stack_of(self, gpus: int) -> Stack:
+        """The training code a run on `gpus` GPUs runs: the source's where one is stated, else its launch command's."""
+        if self.stack is not None:
+            return self.stack
+        return "pytorch" if training_launcher(self.launch_method, gpus) == "trl" else "megatron"
+
     def batch(
-        self, gpus: int, tensor_parallel: int, pipeline: int, micro_batch: int, context: int = 1
+        self,
+        gpus: int,
+        tensor_parallel: int,
+        pipeline: int,
+        micro_batch: int,
+        context: int = 1,
+        global_batch: int = 0,
     ) -> tuple[float, float]:
-        """(tokens per optimizer step, micro-batches per data-parallel rank and step)."""
+        """(tokens per optimizer step, micro-batches per data-parallel rank and step); `global_batch` in sequences."""
         # Context-parallel ranks share one sequence.
         data_parallel = max(1, gpus // (tensor_parallel * pipeline * context))
         per_micro_batch = data_parallel * micro_batch * self.sequence_length
         # The global batch grows with the data-parallel ranks (Llama 3: 4M tokens, 16M at 8k-16k GPUs).
         step_tokens = min(MAX_BATCH_TOKENS, max(TRAIN_BATCH_TOKENS, MICRO_BATCHES_PER_STEP * per_micro_batch))
+        if global_batch:
+            step_tokens = global_batch * self.sequence_length
         micro_batches = max(1.0, round(step_tokens / per_micro_batch))
         return micro_batches * per_micro_batch, micro_batches
 
@@ -249,16 +290,19 @@ class TrainingSpeed:
         micro_batch: int = 1,
         offload: bool = False,
         context: int = 1,
+        global_batch: int = 0,
     ) -> tuple[float, float]:
         """(compute seconds, exposed data-parallel and offload exchange seconds)."""
         mfu = self.tensor_mfu(tensor_parallel)
+        if self.stack_of(gpus) == "pytorch":
+            mfu *= self.pytorch.at(self.scenario)
         # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
         hardware_flops = self.flops_per_token * (1 + recompute_layers / (3 * self.layers))
         compute_s = self.train_tokens * hardware_flops / (gpus * self.peak_tflops * 1e12 * mfu)
         for slowdown in self.adapter_factors:
             compute_s *= slowdown
 
-        step_tokens, micro_batches = self.batch(gpus, tensor_parallel, pipeline, micro_batch, context)
+        step_tokens, micro_batches = self.batch(gpus, tensor_parallel, pipeline, micro_batch, context, global_batch)
         steps = max(1.0, self.train_tokens / step_tokens)
         compute_s *= 1 + self.bubble(pipeline, micro_batches)
         model_shard = tensor_parallel * pipeline
@@ -307,78 +351,12 @@ def _tensor_parallel_efficiency(speed: TrainingSpeed, tensor_parallel: int) -> f
     return 1.0 / (1.0 + (1.0 - TP_OVERLAP) * ratio)
 
 
-def denoiser_tflop_per_pass(model: DiffusionModel) -> float:
-    """TFLOP of one denoiser pass at 1024x1024: the model card's figure, else scaled from SDXL or FLUX.1."""
-    if model.tflop_per_pass_1024:
-        return model.tflop_per_pass_1024
-    per_param = UNET_FLOP_PER_PARAM if "unet" in model.denoiser.architecture.lower() else DIT_FLOP_PER_PARAM
-    return model.denoiser.params_b * 1e9 * per_param / 1e12
-
-
-def image_tflop(model: DiffusionModel, width: int, height: int, steps: int) -> float:
-    """TFLOP per image: steps x passes x denoiser pass, plus the VAE decode."""
-    scale = diffusion_scale(width, height)
-    vae = model.vae_decode_tflop_1024 or VAE_DECODE_TFLOP_1024
-    return (steps * model.passes_per_step * denoiser_tflop_per_pass(model) + vae) * scale
-
-
-def image_seconds(
-    model: DiffusionModel, gpu: Gpu, precision: str, width: int, height: int, steps: int, scenario: Scenario
-) -> float:
-    """Seconds per image on one GPU: compute-bound from batch 1 at these sizes."""
-    passes = steps * model.passes_per_step
-    tflop, share = image_tflop(model, width, height, steps), gemm_share(model, gpu, width, height, 1)
-    return seconds_per_image(tflop, gpu, precision, scenario, passes, gemm_share=share)
-
-
-def seconds_per_image(
-    tflop: float,
-    gpu: Gpu,
-    precision: str,
-    scenario: Scenario,
-    passes: int = 0,
-    *,
-    compiled: bool = False,
-    batch: int = 1,
-    speedup: Factor | None = None,
-    gemm_share: float = 1.0,
-) -> float:
-    """Seconds for an image of `tflop` TFLOP (`image_tflop`) on one GPU, no denoiser pass faster than a floor."""
-    # With `passes` denoiser passes, none is faster than the per-pass floor: small models at small sizes are bound by
-    # kernel launches, not FLOPs. A batch shares the floor and a compiled graph (TensorRT, ONNX Runtime, torch.compile)
-    # shortens it, computing `speedup` x faster than eager.
-    peak = compute_tflops(gpu, precision) or 1.0
-    rate, share, floor, gain = _image_factors(gpu, precision, compiled, speedup)
-    mfu = rate.at(scenario) * gemm_share  # the denoiser's GEMM shapes against SDXL's pass (diffusion_gemms.py)
-    if share is not None:
-        mfu *= share.at(scenario)
-    floor_ms = floor.at(scenario)
-    if gain is not None:
-        mfu *= gain.at(scenario)
-        floor_ms /= COMPILED_DIFFUSION_FLOOR
-    return max(tflop / (peak * mfu), passes * floor_ms * 1e-3 / batch)
-
-
-def _image_factors(
-    gpu: Gpu, precision: str, compiled: bool, speedup: Factor | None
-) -> tuple[Factor, Factor | None, Factor, Factor | None]:
-    """The denoiser's MFU, its 8-bit gain, the per-pass floor and a compiled graph's gain (None where none applies)."""
-    share = shared("fp8_prefill") if precision in ("fp8", "int8") else None
-    gain = (speedup or shared("compiled_diffusion")) if compiled else None
-    return factor(gpu, "diffusion_mfu"), share, shared("diffusion_pass_floor_ms"), gain
-
-
-def image_factors(
-    gpu: Gpu, precision: str, *, compiled: bool = False, speedup: Factor | None = None
-) -> tuple[FactorUse, ...]:
-    """The factors `seconds_per_image` reads for this GPU and precision, as an estimate states them."""
-    used = [item for item in _image_factors(gpu, precision, compiled, speedup) if item is not None]
-    return tuple(FactorUse(item.name, item.family, precision, item) for item in used)
-
-
-def training_factors(speed: TrainingSpeed) -> tuple[FactorUse, ...]:
-    """The factors a training speed model read, as an estimate states them."""
-    return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in speed.factors)
+def training_factors(speed: TrainingSpeed, gpus: int) -> tuple[FactorUse, ...]:
+    """The factors a training speed model read for a run on `gpus` GPUs, as an estimate states them."""
+    used = speed.factors
+    if speed.stack_of(gpus) == "pytorch":
+        used = (*used, speed.pytorch)
+    return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in used)
 
 
 class Shape(NamedTuple):

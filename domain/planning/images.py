@@ -10,8 +10,8 @@ from domain.narrative.factor_assumptions import stated
 from domain.narrative.image_launch import image_launch
 from domain.performance.diffusion_gemms import SOURCE as GEMM_SHARE_SOURCE
 from domain.performance.diffusion_gemms import gemm_share
+from domain.performance.images import image_factors, image_tflop, seconds_per_image
 from domain.performance.memory import GB, DiffusionMemory, DiffusionPipeline, usable_memory_bytes
-from domain.performance.training import image_factors, image_tflop, seconds_per_image
 from domain.planning.facts import ImageCheck, ImageSpeedFact
 from domain.planning.plan import Candidate, Excluded, Plan, as_range, headroom_pct
 from domain.planning.rentals import check_limits, node_count, precision_check, rental_for, require_renter

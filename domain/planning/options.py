@@ -13,6 +13,7 @@ from domain.catalog import DiffusionModel, Gpu, LlmModel
 from domain.hardware.efficiency import family_of
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.narrative.explain import pricing_name, target_names
+from domain.performance.images import image_tflop
 from domain.performance.memory import (
     BYTES_PER_PARAM,
     GB,
@@ -21,7 +22,7 @@ from domain.performance.memory import (
     runtime_reserve_bytes,
     weights_bytes,
 )
-from domain.performance.training import image_tflop, training_flops_per_token
+from domain.performance.training import training_flops_per_token
 from domain.performance.training_memory import compared_bytes, training_memory
 from domain.planning.facts import NotesFact, OwnedMonthlyFact
 from domain.planning.inference import smallest_copy

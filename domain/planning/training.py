@@ -108,6 +108,7 @@ class TrainingSizing:
                 train_tokens=self.workload.train_tokens,
                 sequence_length=self.workload.sequence_length,
                 scenario=scenario,
+                fine_tuning=isinstance(self.workload, FineTuningWorkload),
             ),
             shape=self.shape,
             gpu=gpu.id,

@@ -105,7 +105,7 @@ def training_assumptions(
             source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)",
         ),
         # The efficiency factors the speed model read (the MFU, and FP8's, MoE's and the adapters' where they apply).
-        *(stated(use) for use in training_factors(speed)),
+        *(stated(use) for use in training_factors(speed, gpus)),
         Assumption(name="sharding", value=layout, source=sources),
         Assumption(
             name="optimizer_states",

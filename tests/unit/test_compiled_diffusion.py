@@ -6,7 +6,7 @@ from api.adapters.storage.reference import calibration_points
 from domain.calibration.harness import reproduce
 from domain.catalog import Catalog
 from domain.hardware.efficiency import shared
-from domain.performance.training import seconds_per_image
+from domain.performance.images import seconds_per_image
 from tests.conftest import gpu
 
 

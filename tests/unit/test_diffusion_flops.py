@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog, DiffusionModel
+from domain.performance.images import denoiser_tflop_per_pass
 from domain.performance.memory import diffusion_scale
-from domain.performance.training import denoiser_tflop_per_pass
 
 
 def diffusion(catalog: Catalog, model_id: str) -> DiffusionModel:

@@ -7,7 +7,7 @@ import pytest
 from api.adapters.storage import reference as R
 from domain.catalog import DiffusionModel
 from domain.performance.diffusion_gemms import GEMM_SHARE, gemm_share
-from domain.performance.training import image_tflop
+from domain.performance.images import image_tflop
 from domain.workloads.requests import ImageGenerationWorkload
 from tests.conftest import run_estimate
 

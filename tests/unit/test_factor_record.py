@@ -8,9 +8,10 @@ import pytest
 from domain.catalog import Catalog
 from domain.hardware.efficiency import FAMILY_NAMES, family_of
 from domain.performance.factor_record import serving_factors
+from domain.performance.images import image_factors
 from domain.performance.layout import Layout
 from domain.performance.serving import InstanceSpeed
-from domain.performance.training import TrainingSpeed, image_factors, training_factors
+from domain.performance.training import TrainingSpeed, training_factors
 from domain.workloads.requests import InferenceWorkload, Workload
 from domain.workloads.results import Option
 from tests.conftest import gpu, llm, run_estimate
@@ -97,6 +98,8 @@ TRAINING_CASES = [
     ({"kind": "training", "model": "mixtral-8x7b", "train_tokens": 1e10}, "h100", 16, "moe_train"),
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "qlora", "train_tokens": 1e8}, "l40s", 1, "qlora_slowdown"),
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "lora_time"),
+    # TRL's launch runs a PyTorch-native stack: its share of Megatron's MFU is stated too.
+    ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "pytorch_train"),
     (
         {"kind": "image_generation", "model": "sdxl", "images_per_hour": 417, "precision": "fp8"},
         "l40s",
@@ -129,8 +132,9 @@ def test_training_and_image_estimates_state_every_factor_their_speed_read(
             train_tokens=1e10,
             sequence_length=4096,
             scenario="expected",
+            fine_tuning=workload["kind"] == "fine_tuning",
         )
-        uses = training_factors(speed)
+        uses = training_factors(speed, count)
     stated = {a.name: (a.value, a.source) for a in option.assumptions}
     assert named in [use.name for use in uses]
     for use in uses:
