@@ -47,12 +47,6 @@ ALLOWED: dict[tuple[str, str], str] = {
 # Leaks still open, each with the fix it needs: `test_no_leak_is_left_open` fails while any is listed, and the scan
 # fails on any other, so these lists can only shrink.
 OPEN: dict[tuple[str, str], str] = {
-    ("performance/fp8_gemms.py", "aiconfigurator:h100_sxm/trtllm/1.3.0rc20"): (
-        "Hopper's TensorRT-LLM FP8 GEMM latency spans the H100 table: restate it from h200_sxm alone"
-    ),
-    ("performance/fp8_gemms.py", "aiconfigurator:h100_sxm/vllm/0.24.0"): (
-        "Hopper's vLLM FP8 GEMM latency (low end 5.3 us) is the H100 table's: restate it from h200_sxm alone"
-    ),
     ("performance/mla.py", "aiconfigurator:h100_sxm/trtllm/1.3.0rc20"): (
         "MLA_PREFILL (H200/H100) and vLLM's Hopper MLA decode extra (high end 73 us) read the H100 module tables"
     ),
