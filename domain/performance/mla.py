@@ -16,24 +16,25 @@ from domain.hardware.efficiency import KERNELS, Factor, Family, Scenario
 # With that work counted, context MLA runs at about the 16-bit prefill rate whatever the GEMMs' precision, a little
 # faster as the heads per GPU grow: the measured attention-block tables (aiconfigurator-core 0.12.0, systems/data/
 # <gpu>/mla/trtllm/1.3.0rc20/mla_context_module_perf, DeepSeek-V3 shapes, FP8 KV cache, 1 x 2048 tokens, 16 heads =
-# TP8) give h200_sxm 0.3124 ms per layer with bf16 GEMMs and 0.3150 ms with fp8_block GEMMs (128 heads: 1.6526 /
-# 1.2857 ms), h100_sxm 0.3184 / 0.3284 ms, b200_sxm 0.1704 / 0.1616 ms (128 heads x 4096 tokens: 1.6216 / 1.2765 ms,
-# nvfp4 1.2074 ms). A curve is the block's speed over the family's 16-bit prefill rate (prefill_mfu of the bf16 peak)
-# at 16 and at 128 heads per GPU, interpolated in log2(heads): the median over the tables' rows (TensorRT-LLM
-# 1.3.0rc20 and vLLM 0.24.0; 1-16 sequences of 1024-8192 tokens), the band the two engines' medians and the rows'
-# spread. Hopper fp8_block: 1.06 at 16 heads (H200 and H100; vLLM 0.96), 1.26 at 128 (vLLM 1.28); bf16 1.06 -> 1.11.
-# Blackwell fp8_block 1.73 -> 2.05 (vLLM 1.73 -> 2.17), nvfp4 1.72 -> 2.20 (vLLM 2.08 -> 2.50), bf16 1.38 -> 1.54
-# (vLLM 1.60 -> 1.78). Other families' 8-bit GEMMs run it at the 16-bit rate; 16-bit and weight-only 4-bit GEMMs
-# without tables keep the GEMM rate.
+# TP8) give h200_sxm 0.3222 ms per layer with bf16 GEMMs and 0.3150 ms with fp8_block GEMMs (128 heads: 1.5350 /
+# 1.2857 ms), b200_sxm 0.1704 / 0.1616 ms (128 heads x 4096 tokens: 1.6216 / 1.2765 ms, nvfp4 1.2074 ms). A curve
+# is the block's speed over the family's 16-bit prefill rate (prefill_mfu of the bf16 peak) at 16 and at 128 heads
+# per GPU, interpolated in log2(heads): the median over the tables' rows (TensorRT-LLM 1.3.0rc20 and vLLM 0.24.0;
+# 1-16 sequences of 1024-8192 tokens), the band the rows' quartiles widened to hold both engines' medians. Hopper,
+# from h200_sxm alone at prefill_mfu 0.575 of 989 TFLOPS (FLOPs per GPU as prefill_flops counts them / TP):
+# fp8_block 1.09 at 16 heads (TensorRT-LLM 1.13, vLLM 1.03; quartiles 1.01-1.20), 1.33 at 128 (1.22, 1.40;
+# 1.19-1.42); bf16 1.04 (1.06, 0.99; 0.96-1.15) -> 1.17 (1.15, 1.18; 1.08-1.25). Blackwell fp8_block 1.73 -> 2.05
+# (vLLM 1.73 -> 2.17), nvfp4 1.72 -> 2.20 (vLLM 2.08 -> 2.50), bf16 1.38 -> 1.54 (vLLM 1.60 -> 1.78). Other families'
+# 8-bit GEMMs run it at the 16-bit rate; 16-bit and weight-only 4-bit GEMMs without tables keep the GEMM rate.
 _TABLES = f"{KERNELS}: mla_context_module_perf (trtllm 1.3.0rc20, vllm 0.24.0), DeepSeek-V3 shapes, speed over 16-bit"
 MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
     ("hopper", 16): (
-        Factor(1.06, 0.92, 1.12, f"{_TABLES}: H200/H100 bf16, 16 heads"),
-        Factor(1.11, 1.04, 1.25, f"{_TABLES}: H200/H100 bf16, 128 heads"),
+        Factor(1.04, 0.96, 1.15, f"{_TABLES}: H200 bf16, 16 heads"),
+        Factor(1.17, 1.08, 1.25, f"{_TABLES}: H200 bf16, 128 heads"),
     ),
     ("hopper", 8): (
-        Factor(1.06, 0.93, 1.19, f"{_TABLES}: H200/H100 fp8_block, 16 heads"),
-        Factor(1.26, 1.13, 1.35, f"{_TABLES}: H200/H100 fp8_block, 128 heads"),
+        Factor(1.09, 1.01, 1.2, f"{_TABLES}: H200 fp8_block, 16 heads"),
+        Factor(1.33, 1.19, 1.42, f"{_TABLES}: H200 fp8_block, 128 heads"),
     ),
     ("blackwell", 16): (
         Factor(1.45, 1.15, 1.8, f"{_TABLES}: B200 bf16, 16 heads"),
@@ -50,7 +51,7 @@ MLA_PREFILL: dict[tuple[Family, int], tuple[Factor, Factor]] = {
 }
 _FEW, _MANY = 16, 128  # heads per GPU the curves are given at
 # Where no table measures a family, its 8-bit block runs at Hopper's 16-head fp8_block speed, the smallest gain FP8
-# shows in any table (1.06, as bf16's 1.06): the score and value products and the small replicated projections stay
+# shows in any table (1.09; bf16's 1.04): the score and value products and the small replicated projections stay
 # 16-bit work. Taking the FP8 GEMM rate there (1.5-1.8x) made DeepSeek-R1's 3,200-token prefill on 8x MI300X a third
 # faster than the 0.43 s per request SGLang's own sweep implies (dstack, Feb 2025: 128 x 0.43 s + 800 x 104.6 ms
 # median ITL is the 139 s a wave of 128 requests took).
@@ -141,20 +142,22 @@ def attention_flops_per_position(model: LlmModel) -> float:
 
 # vLLM's MLA decode block (FlashMLA on Hopper) takes a fixed ~60 us per layer longer than TensorRT-LLM's at every batch,
 # head count and GEMM kind in the measured module tables (aiconfigurator-core 0.12.0, systems/data/<gpu>/mla/
-# {vllm/0.24.0,trtllm/1.3.0rc20}/mla_generation_module_perf.parquet, FP8 KV cache, 1-64 sequences at 1024-2048
-# tokens): vllm - trtllm median per head count, fp8_block GEMMs, h200_sxm 55.2-71.1 us (16 heads = TP8: 65.5; batch 1
-# at 2048 tokens 103.4 vs 54.3 us), h100_sxm 58.3-73.0 (16 heads: 70.0), bf16 GEMMs 45.4-72.5; on b200_sxm (FlashInfer
-# MLA) 2.8-16.5 us. The step's per-layer floor is shared by the engines, so the difference is what vLLM adds.
+# {vllm/0.24.0,trtllm/1.3.0rc20}/mla_generation_module_perf.parquet, FP8 KV cache, 1, 4, 16 and 64 sequences at 1024
+# and 2048 tokens): vllm - trtllm median per head count (1-128), h200_sxm fp8_block GEMMs 55.2-71.1 us (16 heads =
+# TP8: 65.5; batch 1 at 2048 tokens 103.4 vs 54.3 us), bf16 GEMMs 45.4-68.4 (16 heads: 68.4); on b200_sxm (FlashInfer
+# MLA) 2.8-16.5 us. The step's per-layer floor is shared by the engines, so the difference is what vLLM adds. The
+# extra applies whatever the heads per GPU and GEMM kind, so Hopper's is the median of H200's 16 figures (59.6 us),
+# its band their range.
 _DECODE = f"{KERNELS} 0.12.0: systems/data/{{}}/mla/{{{{vllm/0.24.0,trtllm/1.3.0rc20}}}}/mla_generation_module_perf"
 # No extra for CDNA 3: the only measurement of a current stack's MLA decode there (SGLang 0.5.19 DeepSeek-R1-0528 on
 # MI325X) is a test-set source, which no factor may be chosen from, and AMD's AITER integration post (bench_one_batch,
 # batch 64: 28.37 ms a decode step on 8x MI300X) is already faster than the step without any extra.
 MLA_DECODE_EXTRA_US: dict[tuple[str, Family], Factor] = {
     ("vllm", "hopper"): Factor(
-        62.0,
-        45.0,
-        73.0,
-        _DECODE.format("{h100_sxm,h200_sxm}") + ", vllm - trtllm per layer: H200 55.2-71.1 us, H100 58.3-73.0 us",
+        59.6,
+        45.4,
+        71.1,
+        _DECODE.format("h200_sxm") + ", vllm - trtllm per layer: H200 fp8_block 55.2-71.1 us, bf16 45.4-68.4 us",
         False,
     ),
     ("vllm", "blackwell"): Factor(

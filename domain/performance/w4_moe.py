@@ -11,16 +11,18 @@ from domain.hardware.efficiency import KERNELS, Factor, Family, Scenario
 # int4_wo, a DeepSeek-V3-style layer with 384 experts as in Kimi K2: hidden 7168, inter 2048, top-8, balanced routing)
 # put a 4-bit weight-only MoE layer at 1-256 tokens under tensor-parallel experts (moe_ep_size 1, moe_tp_size 1-32) at a
 # fixed latency per layer, a latency per expert the GPU runs and the expert bytes at a rate the SMs set, not the memory:
-# at TP8 vLLM 0.24.0 (Marlin MoE) takes 40.4 us at 1 token, 122 at 8, 520 at 64 on H100 and 40.7, 110, 466 us on H200,
-# where 8 experts' 4-bit bytes (22 MB per GPU) take 6.6 us at the H100's full bandwidth. Fitted to relative error over
-# each engine's tables (the rows at 1-256 tokens; a balanced step of T tokens runs min(experts, 8 T) experts): vLLM
-# 0.24.0 Hopper median 6.0%, worst 16.6% (H100 alone 1.9%, H200 1.4%: their rates differ), Blackwell (B200, B300, GB200,
+# at TP8 vLLM 0.24.0 (Marlin MoE) takes 40.7 us at 1 token, 111 at 8 and 466 at 64 on H200, where 8 experts' 4-bit
+# bytes (22 MB per GPU) take 4.6 us at its full bandwidth. Fitted to relative error over each engine's tables (the rows
+# at 1-256 tokens; a balanced step of T tokens runs min(experts, 8 T) experts, each reading 3 x 7168 x 2048 /
+# moe_tp_size weights at 0.53 bytes, group-128 scales included): vLLM 0.24.0 Hopper on the H200 table alone, median
+# 1.4%, worst 14.2% (1 token at TP32), its band the fits over the TP 1-4 and TP 8-32 halves of those rows (an expert's
+# bytes fall with moe_tp_size, which is what tells the rate from the per-expert latency); Blackwell (B200, B300, GB200,
 # GB300) 3.0%, worst 28.5%; SGLang 0.5.14 (Marlin MoE on Hopper, FlashInfer's TensorRT-LLM MoE on Blackwell) Hopper
-# 7.2%, worst 21.5%, Blackwell 2.3%, worst 18.3%. Engines and families without int4_wo tables (TensorRT-LLM; Ampere and
-# Ada, whose rows fit no such line) keep the bandwidth times the weight-only share, and so do expert-parallel layouts:
-# the tables' moe_ep_size rows run 1.1-2.4x what the same per-GPU experts take at moe_ep_size 1 and fit no such line
-# either. vLLM 0.19.0's older Marlin kernel (vllm_marlin_int4_moe) paid 62-75 us at 1 token at TP8 on H200 and B200,
-# ~1.6x 0.24.0's.
+# 7.2%, worst 21.5%, Blackwell 2.3%, worst 18.3%. Engines and families without int4_wo tables (TensorRT-LLM; Ampere
+# and Ada, whose rows fit no such line) keep the bandwidth times the weight-only share, and so do expert-parallel
+# layouts: the tables' moe_ep_size rows run 1.1-2.4x what the same per-GPU experts take at moe_ep_size 1 and fit no
+# such line either. vLLM 0.19.0's older Marlin kernel (vllm_marlin_int4_moe) paid 62-75 us at 1 token at TP8 on H200
+# and B200, ~1.6x 0.24.0's.
 _MOE = KERNELS + " 0.12.0: systems/data/{}/moe/{}/moe_perf.parquet, int4_wo, moe_ep_size 1, 1-256 tokens"
 
 
@@ -53,15 +55,16 @@ def _entry(systems: str, engine: str, layer: tuple[float, float, float], expert:
     )
 
 
-# By (engine, family): the joint fit's value, the band the per-GPU fits span.
+# By (engine, family): the joint fit's value, the band the per-GPU fits span (vLLM Hopper: the H200 fit's value, the
+# band its fits over the TP 1-4 and TP 8-32 rows span).
 W4_MOE: dict[tuple[str, Family], W4MoeLatency] = {
     ("vllm", "hopper"): _entry(
-        "{h100_sxm,h200_sxm}",
+        "h200_sxm",
         "vllm/0.24.0",
-        (35.0, 34.5, 35.3),
-        (0.294, 0.286, 0.296),
-        (3172, 2891, 3421),
-        "TP8 1 token H100 40.4 us, H200 40.7 us; 8 tokens 122 / 110 us; 64 tokens 520 / 466 us",
+        (35.3, 34.8, 37.4),
+        (0.296, 0.271, 0.308),
+        (3421, 3406, 3507),
+        "TP8 H200 40.7 us at 1 token, 111 us at 8, 466 us at 64",
     ),
     ("vllm", "blackwell"): _entry(
         "{b200_sxm,b300_sxm,gb200,gb300}",

@@ -1,5 +1,7 @@
 """vLLM's MLA decode block: a measured fixed latency per layer over the other engines' on Hopper."""
 
+import pytest
+
 from api.adapters.storage import reference as R
 from domain.performance.layout import Layout
 from domain.performance.mla import MLA_DECODE_EXTRA_US, decode_extra_latency
@@ -32,7 +34,11 @@ def test_the_extra_latency_is_per_layer_and_only_for_mla_models_on_vllm() -> Non
     # A fixed time per layer, whatever the batch.
     speed = InstanceSpeed(deepseek, CATALOG.gpu("h200"), "fp8", "fp8", Layout(8, expert=8), 1024, 2048, engine="vllm")
     assert speed.mla_decode_us is not None
-    assert abs(speed.layers * speed.mla_decode_us.expected * 1e-3 - 61 * 0.062) < 1e-9
+    without = InstanceSpeed(deepseek, CATALOG.gpu("h200"), "fp8", "fp8", Layout(8, expert=8), 1024, 2048, engine="vllm")
+    without.mla_decode_us = None
+    added = [speed.step(b, "expected")[0] - without.step(b, "expected")[0] for b in (1, 64)]
+    assert added[0] == pytest.approx(added[1], rel=1e-6)
+    assert added[0] == pytest.approx(speed.layers * speed.mla_decode_us.expected * 1e-6, rel=1e-6)
 
 
 def test_a_vllm_deepseek_estimate_states_the_mla_decode_latency() -> None:

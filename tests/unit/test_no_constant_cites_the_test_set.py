@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-
 from api.adapters.storage.reference import calibration_points
 from domain.calibration.ledger import score
 from domain.catalog import Catalog
@@ -46,15 +44,7 @@ ALLOWED: dict[tuple[str, str], str] = {
 
 # Leaks still open, each with the fix it needs: `test_no_leak_is_left_open` fails while any is listed, and the scan
 # fails on any other, so these lists can only shrink.
-OPEN: dict[tuple[str, str], str] = {
-    ("performance/mla.py", "aiconfigurator:h100_sxm/trtllm/1.3.0rc20"): (
-        "MLA_PREFILL (H200/H100) and vLLM's Hopper MLA decode extra (high end 73 us) read the H100 module tables"
-    ),
-    ("performance/mla.py", "aiconfigurator:h100_sxm/vllm/0.24.0"): "as above, the H100 vLLM module tables",
-    ("performance/w4_moe.py", "aiconfigurator:h100_sxm/vllm/0.24.0"): (
-        "vLLM's Hopper 4-bit MoE latencies are fitted over the H100 and H200 moe tables: fit them on h200_sxm alone"
-    ),
-}
+OPEN: dict[tuple[str, str], str] = {}
 
 # Leaks in the efficiency table (its module and data file), whose values are being refit on the fit set alone.
 TABLE_OPEN: dict[str, str] = {}
@@ -210,6 +200,5 @@ def test_the_efficiency_table_cites_only_the_leaks_named(reference: Catalog) -> 
     assert {key for _, key in cited(reference, table=True)} == set(TABLE_OPEN)
 
 
-@pytest.mark.xfail(strict=True, reason="leaks still open: " + "; ".join([*OPEN.values(), *TABLE_OPEN.values()]))
 def test_no_leak_is_left_open() -> None:
-    assert not OPEN and not TABLE_OPEN
+    assert not OPEN and not TABLE_OPEN, "leaks still open: " + "; ".join([*OPEN.values(), *TABLE_OPEN.values()])
