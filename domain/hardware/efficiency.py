@@ -103,7 +103,6 @@ SharedName = Literal[
     "fp8_prefill",
     "w4_compute",
     "moe_gemm_half_rows",
-    "lora_time",
     "qlora_slowdown",
     "moe_train",
     "pytorch_train",

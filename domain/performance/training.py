@@ -51,10 +51,10 @@ def training_launcher(fine_tuning_method: str | None, gpus: int) -> Literal["trl
     return "megatron"
 
 
-# The adapters' factors of a fine-tuning method, in the order they apply.
+# The adapters' factors of a fine-tuning method, in the order they apply (LoRA's skipped weight gradients are in its
+# FLOPs, training_flops_per_token).
 ADAPTER_FACTORS: dict[str, tuple[SharedName, ...]] = {
-    "lora": ("lora_time",),
-    "qlora": ("lora_time", "qlora_slowdown"),
+    "qlora": ("qlora_slowdown",),
 }
 
 
@@ -67,9 +67,18 @@ class TrainingRun:
     bound: Bound
 
 
-def training_flops_per_token(model: LlmModel, sequence_length: int) -> float:
-    """6N plus attention, 12 x layers x d x S per token (N = active parameters)."""
-    return 6.0 * active_params(model) + 12.0 * model.layers * model.hidden_size * sequence_length
+def training_flops_per_token(model: LlmModel, sequence_length: int, method: str = "full") -> float:
+    """6N plus attention, 12 x layers x d x S per token (N = active parameters); 4N for frozen weights (adapters)."""
+    # A frozen weight's backward computes the activations' gradient (2N) but no weight gradient (the other 2N): LoRA
+    # and QLoRA skip a third of the GEMMs (Hu et al. 2021, arXiv:2106.09685, section 4.2: no gradients for most
+    # parameters). The adapters' own GEMMs (rank r against d) are r / d of the layer's and left out.
+    linear = (4.0 if method in ("lora", "qlora") else 6.0) * active_params(model)
+    return linear + 12.0 * model.layers * model.hidden_size * sequence_length
+
+
+def forward_flops_per_token(model: LlmModel, sequence_length: int) -> float:
+    """A training step's forward pass, what recomputation repeats: 2N plus attention's 4 x layers x d x S."""
+    return 2.0 * active_params(model) + 4.0 * model.layers * model.hidden_size * sequence_length
 
 
 def training_run(
@@ -113,6 +122,7 @@ class TrainingSpeed:
         "expert_share",
         "factors",
         "flops_per_token",
+        "forward_flops",
         "gpu",
         "inter_node_gbps",
         "launch_method",
@@ -146,7 +156,8 @@ class TrainingSpeed:
         self.gpu = gpu
         self.train_tokens = train_tokens
         self.layers = model.layers
-        self.flops_per_token = training_flops_per_token(model, sequence_length)
+        self.flops_per_token = training_flops_per_token(model, sequence_length, method)
+        self.forward_flops = forward_flops_per_token(model, sequence_length)
         # FP8 speeds up the linear layers' GEMMs only: the run is a 16-bit run sped up by that share.
         low_precision = precision in ("fp8", "fp4")
         peak = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
@@ -159,7 +170,7 @@ class TrainingSpeed:
         if low_precision:
             self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)
         self.sequence_length = sequence_length
-        # LoRA's time, then QLoRA's dequantisation, applied in this order.
+        # QLoRA's dequantisation.
         adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
         self.adapter_factors: tuple[float, ...] = tuple(adapter.at(scenario) for adapter in adapters)
         self.precision = precision
@@ -296,8 +307,8 @@ class TrainingSpeed:
         mfu = self.tensor_mfu(tensor_parallel)
         if self.stack_of(gpus) == "pytorch":
             mfu *= self.pytorch.at(self.scenario)
-        # Recomputing a layer repeats its forward pass: 2 of the 6 FLOPs per parameter and token.
-        hardware_flops = self.flops_per_token * (1 + recompute_layers / (3 * self.layers))
+        # Recomputing a layer repeats its forward pass.
+        hardware_flops = self.flops_per_token + self.forward_flops * recompute_layers / self.layers
         compute_s = self.train_tokens * hardware_flops / (gpus * self.peak_tflops * 1e12 * mfu)
         for slowdown in self.adapter_factors:
             compute_s *= slowdown

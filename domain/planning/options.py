@@ -212,7 +212,7 @@ def requirements(plan: Plan) -> Requirements:
         )
     assert isinstance(model, LlmModel)
     method = workload.method if isinstance(workload, FineTuningWorkload) else "full"
-    per_token = training_flops_per_token(model, workload.sequence_length)
+    per_token = training_flops_per_token(model, workload.sequence_length, method)
     one_gpu = training_memory(
         model,
         plan.catalog.gpus[0],  # required bytes do not depend on the GPU

@@ -97,7 +97,6 @@ TRAINING_CASES = [
     ({"kind": "training", **LLAMA_8B, "train_tokens": 1e10, "precision": "fp8"}, "h100", 8, "train_mfu"),
     ({"kind": "training", "model": "mixtral-8x7b", "train_tokens": 1e10}, "h100", 16, "moe_train"),
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "qlora", "train_tokens": 1e8}, "l40s", 1, "qlora_slowdown"),
-    ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "lora_time"),
     # TRL's launch runs a PyTorch-native stack: its share of Megatron's MFU is stated too.
     ({"kind": "fine_tuning", **LLAMA_8B, "method": "lora", "train_tokens": 1e8}, "h100", 1, "pytorch_train"),
     (
