@@ -227,6 +227,10 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     ),
     "output_lengths": ("output lengths: spread and the drain of a finite job", "输出长度：分布与有限任务的收尾"),
     "moe_train": ("MoE training: share of the dense MFU", "MoE 训练：相对稠密模型的算力利用率"),
+    "pytorch_train": (
+        "PyTorch-native (FSDP) stack: share of Megatron-Core's MFU",
+        "PyTorch 原生（FSDP）训练栈：相对 Megatron-Core 的算力利用率",
+    ),
     "qlora_slowdown": ("QLoRA dequantization slowdown", "QLoRA 反量化减速"),
     "fp8_prefill": ("8-bit compute: rate over the 16-bit rate", "8 位计算：相对 16 位的速率"),
     "diffusion_pass_floor_ms": ("denoiser pass floor (ms)", "去噪单次下限（毫秒）"),
