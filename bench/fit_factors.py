@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Iterable
 
 from api.adapters.storage.reference import calibration_points, read_reference_documents
+from bench.factor_points import factors_read
 from domain.calibration.harness import reproduce
 from domain.calibration.ledger import score
 from domain.calibration.points import CalibrationPoint
@@ -58,15 +59,35 @@ def _slots(families: Iterable[str]) -> list[tuple[dict[str, efficiency.Factor], 
     return [(row, name) for row in rows for name in BOUNDS if name in row]
 
 
+def _status(family: str, name: str) -> str:
+    """The status of the table factor a reproduction read."""
+    if family == efficiency.ALL_FAMILIES:
+        return efficiency.SHARED[name].status
+    if name == "gemm_mfu_large":
+        return efficiency.GEMM_SIZE[family][0].status  # type: ignore[index]
+    if name == "block_fp8_moe":
+        return efficiency.BLOCK_FP8_MOE[family].status  # type: ignore[index]
+    return efficiency.EFFICIENCY[family][name].status  # type: ignore[index]
+
+
+def without_defaults(catalog: Catalog, points: list[CalibrationPoint]) -> list[CalibrationPoint]:
+    """The points whose reproduction reads no default factor: those a factor of every family may be fitted to."""
+    # A default is a guess no fit checks: a point read through one (torchtitan's MI300X runs through CDNA 3's
+    # train_mfu) would move a shared factor by what the guess is off, not by what the shared factor governs.
+    return [p for p in points if all(_status(*key) != "default" for key in factors_read(catalog, p))]
+
+
 def fit(catalog: Catalog, points: list[CalibrationPoint], families: Iterable[str], rounds: int) -> None:
     """Coordinate descent on the families' and the shared factors, in place in the efficiency tables."""
-    best = loss(catalog, points)
+    shared_points = without_defaults(catalog, points)
     for _ in range(rounds):
         for row, name in _slots(families):
             low, high = BOUNDS[name]
             current = row[name]
             if current.status != "fitted":
                 continue  # a measurement of its own, or too few fit-set sources read it (bench/factor_points.py)
+            used = shared_points if row is efficiency.SHARED else points
+            best = loss(catalog, used)
             for step in STEPS:
                 value = min(high, max(low, current.expected * step))
                 scale = value / current.expected
@@ -79,7 +100,7 @@ def fit(catalog: Catalog, points: list[CalibrationPoint], families: Iterable[str
                     high=min(ceiling, max(value, current.high * scale)),
                 )
                 row[name] = trial
-                score_ = loss(catalog, points)
+                score_ = loss(catalog, used)
                 if score_ < best - 1e-6:
                     best, current = score_, trial
                 row[name] = current
