@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -63,17 +62,12 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
     writer = services.offer_writer
     if writer is not None:
         change = OfferChange(upserts, deletes, actor)
-        return await apply_change(services, lambda: writer.write(change, current), serve=_serve)
+        return await apply_change(services, lambda: writer.write(change, current), serve=WriteReport.apply)
 
     async def work(session: AsyncSession) -> WriteReport:
         return await write_offers(session, upserts, deletes, actor=actor, current=current)
 
-    return await commit_change(services, work, serve=_serve)
-
-
-def _serve(report: WriteReport) -> Callable[[Catalog], Catalog]:
-    """The committed offers, for this instance to swap into the snapshot it serves."""
-    return report.apply
+    return await commit_change(services, work, serve=WriteReport.apply)
 
 
 @put(

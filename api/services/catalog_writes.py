@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,8 +28,8 @@ class Committed(Protocol):
 
 
 R = TypeVar("R", bound=Committed)
-# How to serve a committed change from the snapshot served now, without reading the catalog back.
-Serve = Callable[[R], Callable[[Catalog], Catalog]]
+# A committed change applied to the snapshot served now: how this instance serves it without reading it back.
+Serve = Callable[[R, Catalog], Catalog]
 
 
 async def commit_change(
@@ -77,7 +78,7 @@ async def apply_change(
         ) from None
     if report.changed:
         try:
-            await services.catalog_changed(report.version, serve(report) if serve is not None else None)
+            await services.catalog_changed(report.version, partial(serve, report) if serve is not None else None)
         except Exception as error:  # committed already: the poller of every instance will catch up
             log.warning("reload after a committed catalog change failed: %s", error)
     return report

@@ -100,7 +100,7 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         fine_tuning=point.kind == "fine_tuning",
         stack=point.stack or engine_stack(point.engine),
     )
-    # Recomputing half the forward GEMMs costs what recomputing half the layers does: 1 / 6 of the step's FLOPs.
+    # Recomputing half the forward GEMMs costs what recomputing half the layers does: half a forward pass.
     recompute = model.layers if point.recompute else round(point.recompute_share * model.layers)
     domain = gpu.interconnect.domain_gpus
     run = speed.run(

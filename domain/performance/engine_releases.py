@@ -20,6 +20,11 @@ from domain.performance.release_history import RELEASES, Applies, Release
 MANY_EXPERTS = 60
 
 
+def _lacks(applies: Applies, engine: str, version: str, measured: date) -> bool:
+    """Whether a run of `engine` at `version` lacked a change of this kind."""
+    return any(r.applies == applies and r.lacks(engine, version, measured) for r in RELEASES)
+
+
 def _slowdown(applies: Applies, engine: str, version: str, measured: date) -> float:
     slowdown = 1.0
     for release in RELEASES:
@@ -34,8 +39,7 @@ def kv_read_slowdown(model: LlmModel, engine: str, version: str, measured: date)
     group = model.attention_heads / (model.kv_heads or model.attention_heads)
     if model.attention != "gqa" or group <= 1:
         return 1.0
-    lacking = any(r.applies == "gqa_decode_attention" and r.lacks(engine, version, measured) for r in RELEASES)
-    return group if lacking else 1.0
+    return group if _lacks("gqa_decode_attention", engine, version, measured) else 1.0
 
 
 def diffusion_slowdown(engine: str, version: str, measured: date) -> float:
@@ -81,7 +85,7 @@ def fine_tuning_slowdown(model: LlmModel, method: str, tensor: int, engine: str,
 
 def absorbed_decode(model: LlmModel, precision: str, engine: str, version: str, measured: date) -> tuple[float, float]:
     """(weight bytes, parameters) of all layers a decode step of `engine` at `version` read beyond today's release."""
-    if not any(r.applies == "absorbed_mla_decode" and r.lacks(engine, version, measured) for r in RELEASES):
+    if not _lacks("absorbed_mla_decode", engine, version, measured):
         return 0.0, 0.0
     absorbed, rope, replaced = absorbed_decode_params(model)
     # FP8 checkpoints requantised the products to FP8; every other precision held them in the activations' 16 bits.

@@ -72,8 +72,15 @@ def training_flops_per_token(model: LlmModel, sequence_length: int, method: str 
     # A frozen weight's backward computes the activations' gradient (2N) but no weight gradient (the other 2N): LoRA
     # and QLoRA skip a third of the GEMMs (Hu et al. 2021, arXiv:2106.09685, section 4.2: no gradients for most
     # parameters). The adapters' own GEMMs (rank r against d) are r / d of the layer's and left out.
-    linear = (4.0 if method in ("lora", "qlora") else 6.0) * active_params(model)
-    return linear + 12.0 * model.layers * model.hidden_size * sequence_length
+    return (
+        linear_flops_per_param(method) * active_params(model)
+        + 12.0 * model.layers * model.hidden_size * sequence_length
+    )
+
+
+def linear_flops_per_param(method: str) -> int:
+    """The linear layers' FLOPs per parameter and token of a step: 6, 4 where the weights are frozen (adapters)."""
+    return 4 if method in ("lora", "qlora") else 6
 
 
 def forward_flops_per_token(model: LlmModel, sequence_length: int) -> float:
@@ -250,6 +257,10 @@ class TrainingSpeed:
     def _mfu_at(self, tensor_parallel: int) -> float:
         return self.mfu * _tensor_parallel_efficiency(self, tensor_parallel)
 
+    def hardware_flops(self, recompute_layers: int) -> float:
+        """FLOPs a step runs per token: the model's, and the forward pass again for each recomputed layer."""
+        return self.flops_per_token + self.forward_flops * recompute_layers / self.layers
+
     def stack_of(self, gpus: int) -> Stack:
         """The training code a run on `gpus` GPUs runs: the source's where one is stated, else its launch command's."""
         if self.stack is not None:
@@ -307,9 +318,7 @@ class TrainingSpeed:
         mfu = self.tensor_mfu(tensor_parallel)
         if self.stack_of(gpus) == "pytorch":
             mfu *= self.pytorch.at(self.scenario)
-        # Recomputing a layer repeats its forward pass.
-        hardware_flops = self.flops_per_token + self.forward_flops * recompute_layers / self.layers
-        compute_s = self.train_tokens * hardware_flops / (gpus * self.peak_tflops * 1e12 * mfu)
+        compute_s = self.train_tokens * self.hardware_flops(recompute_layers) / (gpus * self.peak_tflops * 1e12 * mfu)
         for slowdown in self.adapter_factors:
             compute_s *= slowdown
 

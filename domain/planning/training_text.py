@@ -7,13 +7,7 @@ from domain.hardware.collectives import INTER_NODE_GBPS
 from domain.narrative.explain import say
 from domain.narrative.factor_assumptions import stated
 from domain.performance.fp8_training import OTHER_WORK_HIDDEN, gemm_time_share, low_precision_speedup
-from domain.performance.training import (
-    Shape,
-    TrainingSpeed,
-    forward_flops_per_token,
-    training_factors,
-    training_flops_per_token,
-)
+from domain.performance.training import Shape, TrainingSpeed, linear_flops_per_param, training_factors
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
 from domain.workloads.results import Assumption
@@ -68,8 +62,7 @@ def training_assumptions(
     sequence = workload.sequence_length  # type: ignore[union-attr]
     optimizer = workload.optimizer  # type: ignore[union-attr]
     recomputed = shape.recomputed_layers(model.layers)
-    per_token = training_flops_per_token(model, sequence, method)
-    recompute_factor = 1 + forward_flops_per_token(model, sequence) * recomputed / (model.layers * per_token)
+    per_token = speed.flops_per_token
     data = gpus // (shape.tensor * shape.pipeline)
     lang = plan.lang
     if data > 1:
@@ -106,9 +99,11 @@ def training_assumptions(
             value=say(
                 "a_compute",
                 lang,
-                linear=4 if method in ("lora", "qlora") else 6,
+                linear=linear_flops_per_param(method),
                 flops=per_token,
-                recompute=say("a_recompute", lang, factor=recompute_factor) if recomputed else "",
+                recompute=say("a_recompute", lang, factor=speed.hardware_flops(recomputed) / per_token)
+                if recomputed
+                else "",
             ),
             source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)"
             + (
