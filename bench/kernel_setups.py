@@ -44,6 +44,9 @@ def _prefill(system: str, backend: str, model: str, precision: str, tp: int, bat
     return Setup(system, backend, model, precision, tp, batch, "prefill", isl, 1, 8 if model == "deepseek-v3" else 1)
 
 
+# Ampere's factors need two fit-set sources, and each engine's tables are one source.
+AMPERE_ENGINES = ("vllm", "trtllm", "sglang")
+
 SETUPS: list[Setup] = [
     # Tensor-parallel growth: Llama 3.1 70B FP8 on H200 at batch 64 (and the ends of the batch range at TP8).
     *(_decode("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 64) for tp in (1, 2, 4, 8)),
@@ -64,9 +67,9 @@ SETUPS: list[Setup] = [
     _decode("h100_sxm", "vllm", "llama-3.1-8b", "bf16", 1, 64),
     _decode("h100_sxm", "trtllm", "llama-3.1-8b", "fp8", 1, 64, "4k"),
     *(_decode("b200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 64) for tp in (2, 8)),
-    # Ampere (BF16 only).
-    *(_decode("a100_sxm", "vllm", "llama-3.1-8b", "bf16", 1, b) for b in (1, 32)),
-    *(_decode("a100_sxm", "vllm", "llama-3.1-70b", "bf16", 8, b) for b in (1, 32)),
+    # Ampere (BF16 only), the same runs on each engine the package measures A100 for.
+    *(_decode("a100_sxm", e, "llama-3.1-8b", "bf16", 1, b) for e in AMPERE_ENGINES for b in (1, 32)),
+    *(_decode("a100_sxm", e, "llama-3.1-70b", "bf16", 8, b) for e in AMPERE_ENGINES for b in (1, 32)),
     # L40S: PCIe only, so the all-reduce tables dominate at TP > 1.
     *(_decode("l40s", "vllm", "llama-3.1-8b", "bf16", 1, b) for b in (1, 32)),
     _decode("l40s", "vllm", "llama-3.1-8b", "fp8", 1, 1),
@@ -93,7 +96,7 @@ SETUPS: list[Setup] = [
     *(_prefill("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", tp, 1, 2048) for tp in (1, 4, 8)),
     _prefill("h200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 1, 8192),
     _prefill("b200_sxm", "trtllm", "llama-3.1-70b", "fp8", 8, 1, 2048),
-    _prefill("a100_sxm", "vllm", "llama-3.1-70b", "bf16", 8, 1, 2048),
+    *(_prefill("a100_sxm", e, "llama-3.1-70b", "bf16", 8, 1, 2048) for e in AMPERE_ENGINES),
     _prefill("l40s", "vllm", "llama-3.1-8b", "bf16", 1, 1, 2048),
     _prefill("l40s", "vllm", "llama-3.1-70b", "fp8", 4, 1, 2048),
     _prefill("h100_sxm", "trtllm", "qwen3-32b", "fp8", 2, 1, 8192),

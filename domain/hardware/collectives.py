@@ -45,11 +45,34 @@ ALPHA_EXPONENT: dict[LinkKind | Literal["pcie_host"], float] = {
 # still one-shot there, 25.7 / 26.0 us (aiconfigurator-core 0.12.0 custom_allreduce_perf).
 TWO_STAGE_ALL_REDUCE_FROM_BYTES = {4: 512 * 1024, 8: 256 * 1024}
 CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
-# Large (ring) all-reduces move 2(n-1)/n of the message at this share of the link's one-way bandwidth. B200
-# TensorRT-LLM 1.3.0rc20 custom_allreduce_perf (aiconfigurator-core 0.12.0, systems/data/b200_sxm/comm/trtllm/
-# 1.3.0rc20/custom_allreduce_perf.parquet), 16,777,216 bf16 elements (32 MiB): 86.6 / 123.1 / 146.5 us at TP2/4/8,
-# 387 / 408 / 400 GB/s of NVLink5's 900, 0.43-0.45. Families without a figure move at the link's rate.
-RING_LINK_SHARE: dict[Family, float] = {"blackwell": 0.44}
+# Large (ring) all-reduces move 2(n-1)/n of the message at a share of the link's one-way bandwidth, by group size.
+# aiconfigurator-core 0.12.0 custom_allreduce_perf tables (github.com/ai-dynamo/aiconfigurator, systems/data/<system>/
+# comm/<engine>/<release>/custom_allreduce_perf.parquet), 16,777,216 bf16 elements (32 MiB, a 2,048-token prefill of
+# an 8,192-wide model), the median of each engine's newest release, us at TP2 / TP4 / TP8:
+# - H200 (450 GB/s): TensorRT-LLM 1.3.0rc20 139.5 / 172.8 / 194.4, vLLM 0.24.0 144.8 / 179.6 / 165.9, SGLang 0.5.14
+#   136.0 / 172.6 / 196.8: 139.5 / 172.8 / 194.4. (The H100 tables are test-set sources.)
+# - A100 SXM (300 GB/s): TensorRT-LLM 1.0.0 225.9 / 291.4 / 374.5, SGLang 0.5.10 222.9 / 288.6 / 370.7: 224.4 / 290.0 /
+#   372.6. (Its vLLM tables are a test-set source.)
+# - B200 (900 GB/s): TensorRT-LLM 1.3.0rc20 86.6 / 123.1 / 146.5, vLLM 0.24.0 87.2 / 119.0 / 111.3, SGLang 0.5.14
+#   86.6 / 121.8 / 169.7: 86.6 / 121.8 / 146.5.
+# A share is what the message's bytes take once the ring's own hops and latency (RING_HOP_US, LINK_ALPHA_US) are
+# subtracted, so the ring reproduces the tables' times. Families without tables move at the link's rate.
+RING_LINK_SHARE: dict[Family, dict[int, float]] = {
+    "hopper": {2: 0.56, 4: 0.70, 8: 0.77},
+    "ampere": {2: 0.51, 4: 0.61, 8: 0.56},
+    "blackwell": {2: 0.47, 4: 0.52, 8: 0.54},
+}
+
+
+def ring_link_share(family: Family, tensor: int) -> float:
+    """The share of the link a large all-reduce reaches: the measured group size nearest below `tensor`."""
+    shares = RING_LINK_SHARE.get(family)
+    if not shares:
+        return 1.0
+    sizes = [size for size in sorted(shares) if size <= tensor] or [min(shares)]
+    return shares[sizes[-1]]
+
+
 # A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
 RING_HOP_US = 1.5
 # Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates

@@ -18,8 +18,9 @@ from domain.hardware.efficiency import KERNELS, Factor, Family, Scenario
 # <gpu>/mla/trtllm/1.3.0rc20/mla_context_module_perf, DeepSeek-V3 shapes, FP8 KV cache, 1 x 2048 tokens, 16 heads =
 # TP8) give h200_sxm 0.3222 ms per layer with bf16 GEMMs and 0.3150 ms with fp8_block GEMMs (128 heads: 1.5350 /
 # 1.2857 ms), b200_sxm 0.1704 / 0.1616 ms (128 heads x 4096 tokens: 1.6216 / 1.2765 ms, nvfp4 1.2074 ms). A curve
-# is the block's speed over the family's 16-bit prefill rate (prefill_mfu of the bf16 peak) at 16 and at 128 heads
-# per GPU, interpolated in log2(heads): the median over the tables' rows (TensorRT-LLM 1.3.0rc20 and vLLM 0.24.0;
+# is the block's speed over a 16-bit rate the tables were read at (READ_AT: the share of the bf16 peak the family's
+# prefill_mfu had then, so a later refit of prefill_mfu cannot move a measured block) at 16 and at 128 heads per GPU,
+# interpolated in log2(heads): the median over the tables' rows (TensorRT-LLM 1.3.0rc20 and vLLM 0.24.0;
 # 1-16 sequences of 1024-8192 tokens), the band the rows' quartiles widened to hold both engines' medians. Hopper,
 # from h200_sxm alone at prefill_mfu 0.575 of 989 TFLOPS (FLOPs per GPU as prefill_flops counts them / TP):
 # fp8_block 1.09 at 16 heads (TensorRT-LLM 1.13, vLLM 1.03; quartiles 1.01-1.20), 1.33 at 128 (1.22, 1.40;
@@ -56,6 +57,8 @@ _FEW, _MANY = 16, 128  # heads per GPU the curves are given at
 # faster than the 0.43 s per request SGLang's own sweep implies (dstack, Feb 2025: 128 x 0.43 s + 800 x 104.6 ms
 # median ITL is the 139 s a wave of 128 requests took).
 UNTABLED_8_BIT = MLA_PREFILL[("hopper", 8)][0]
+# The share of the bf16 peak each family's curves are speeds over: its prefill_mfu when the tables were read.
+READ_AT: dict[Family, float] = {"hopper": 0.575, "blackwell": 0.485}
 
 
 def gemm_bits(precision: str, fp4_cores: bool) -> int:
@@ -68,13 +71,22 @@ def gemm_bits(precision: str, fp4_cores: bool) -> int:
 
 
 def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -> float | None:
-    """The MLA block's prefill speed over the 16-bit prefill rate with `heads` heads per GPU; None: the GEMM rate."""
+    """The MLA block's prefill speed over its 16-bit reference rate with `heads` heads per GPU; None: the GEMM rate."""
     curve = MLA_PREFILL.get((family, bits))
     if curve is None:
         return UNTABLED_8_BIT.at(scenario) if bits == 8 else None
     few, many = curve[0].at(scenario), curve[1].at(scenario)
     share = min(1.0, max(0.0, math.log2(heads / _FEW) / math.log2(_MANY / _FEW)))
     return few + (many - few) * share
+
+
+def prefill_mfu(family: Family, bits: int, heads: float, scenario: Scenario, family_mfu: float) -> float | None:
+    """The MLA block's share of the bf16 peak: a measured curve over the rate it was read at, else over the family's
+    prefill MFU (`family_mfu`); None: the GEMM rate."""
+    speed = prefill_speed(family, bits, heads, scenario)
+    if speed is None:
+        return None
+    return speed * READ_AT.get(family, family_mfu)
 
 
 def _query_params(model: LlmModel, mla: Mla) -> tuple[float, float]:

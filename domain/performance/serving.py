@@ -16,8 +16,8 @@ from domain.hardware.collectives import (
     LINK_ALPHA_US,
     MBU_DECAY_PER_DOUBLING,
     RING_HOP_US,
-    RING_LINK_SHARE,
     TWO_STAGE_ALL_REDUCE_FROM_BYTES,
+    ring_link_share,
 )
 from domain.hardware.efficiency import (
     BLOCK_FP8_MOE,
@@ -162,7 +162,7 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
-        self.ring_link_share = RING_LINK_SHARE.get(family, 1.0)
+        self.ring_link_share = ring_link_share(family, tensor)
         # Messages from this size take the engine's two-stage custom all-reduce (0: never).
         nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
         two_stage = two_stage_all_reduce and nvlinked
@@ -289,8 +289,8 @@ class InstanceSpeed:
             flops -= 2.0 * model.layers * tokens * (mla.block_params(model) + tokens * d_attn)
             heads = model.attention_heads / self.layout.attention_tensor
             bits = 8 if self.fp8_gemms else mla.gemm_bits(self.precision, bool(self.gpu.tflops.fp4))
-            speed = mla.prefill_speed(self.family, bits, heads, scenario)
-            mla_rate = self.attention_peak_flops * self.mfu.at(scenario) * speed if speed else rate
+            share = mla.prefill_mfu(self.family, bits, heads, scenario, self.mfu.at(scenario))
+            mla_rate = self.attention_peak_flops * share if share else rate
             mla_flops *= rate / mla_rate  # in GEMM-rate FLOP-equivalents
         flops += mla_flops
         # A request's prefill runs on its attention group (one GPU under data-parallel attention, its stage's GPUs
@@ -341,7 +341,9 @@ class InstanceSpeed:
             if self.ring:
                 ring_link = link * self.ring_link_share
                 ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / ring_link
-                one_shot = min(one_shot, ring)
+                # Messages past the custom kernels' buffer go to NCCL's ring whatever the group (the tables' pairs
+                # move 32 MiB at the ring's share, not at the one-shot path's full link rate).
+                one_shot = ring if message >= CUSTOM_ALL_REDUCE_MAX_BYTES else min(one_shot, ring)
             seconds += self.all_reduces * one_shot
         if self.all_to_alls:
             experts = self.model.moe.experts_per_token if self.model.moe else 1

@@ -62,3 +62,20 @@ def test_prefill_messages_past_the_custom_buffer_take_the_ring(reference: Catalo
     # 2048 tokens x 8192 bf16 = 32 MiB, past the custom all-reduce's 8 MiB buffer: NCCL, as for any engine.
     vllm, trtllm = speed(reference, "h200", 8, "vllm"), speed(reference, "h200", 8, "trtllm")
     assert per_all_reduce_us(vllm, 2048) == pytest.approx(per_all_reduce_us(trtllm, 2048))
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "measured_us"),
+    [
+        # aiconfigurator-core 0.12.0 custom_allreduce_perf, 32 MiB, median of the fit-side engines' newest releases.
+        ("h200", {2: 139.5, 4: 172.8, 8: 194.4}),
+        ("a100-sxm-80gb", {2: 224.4, 4: 290.0, 8: 372.6}),
+        ("b200", {2: 86.6, 4: 121.8, 8: 146.5}),
+    ],
+)
+def test_a_prefill_all_reduce_costs_what_the_tables_measure(
+    reference: Catalog, gpu_id: str, measured_us: dict[int, float]
+) -> None:
+    # A 2048-token prefill of an 8192-wide model: NCCL's ring at the measured share of the link, pairs included.
+    for tensor, us in measured_us.items():
+        assert per_all_reduce_us(speed(reference, gpu_id, tensor, "trtllm"), 2048) == pytest.approx(us, rel=0.1)
