@@ -76,7 +76,8 @@ def ring_link_share(family: Family, tensor: int) -> float:
 # A ring all-reduce pays one hop per step; large messages (prefill) take the ring, small ones the one-shot path.
 RING_HOP_US = 1.5
 # Per doubling of the tensor-parallel group: the per-layer floor grows and GEMM shards shrink below what saturates
-# HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8).
+# HBM. Fitted to measured-kernel decode steps at TP1-TP8 (70B FP8 on H200 13.3 ms at batch 64 and TP8). The decay
+# follows the group a weight is split over, not the copy's GPUs: expert parallelism reads whole experts.
 FLOOR_GROWTH_PER_DOUBLING = Factor(0.25, 0.15, 0.35, f"{KERNELS}: decode step TP1->TP8", higher_is_faster=False)
 MBU_DECAY_PER_DOUBLING = Factor(0.94, 0.90, 0.97, f"{KERNELS}: GEMV bandwidth of TP shards")
 # Infinity Fabric platforms join eight GPUs in a fully connected mesh: seven links per GPU, one to each peer (AMD

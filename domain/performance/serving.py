@@ -154,6 +154,10 @@ class InstanceSpeed:
         self.gemm_size_share = max(0.05, layer_params / (layer_params + sized[1])) if sized else 1.0
         tensor = layout.attention_tensor
         self.doublings = doublings(stage_gpus)
+        # A weight read in shards slows as its shards shrink: the always-read weights split by the attention group,
+        # routed experts by the GPUs that share one expert (none under expert parallelism, which reads them whole).
+        self.base_doublings = doublings(layout.attention_tensor)
+        self.expert_doublings = doublings(max(1, stage_gpus // max(1, layout.expert)))
         kind = link_kind(gpu, tensor)
         self.link_alpha_us = LINK_ALPHA_US[kind]
         self.alpha_scale = max(1, tensor - 1) ** ALPHA_EXPONENT[kind]
@@ -183,8 +187,8 @@ class InstanceSpeed:
         self._expected_prefill = lru_cache(maxsize=None)(self._prefill)
         self._quiet_point = lru_cache(maxsize=POINTS_KEPT)(self._point)
 
-    def _mbu(self, scenario: Scenario) -> float:
-        mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** self.doublings * self.engine_speedup
+    def _mbu(self, scenario: Scenario, shard_doublings: float) -> float:
+        mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** shard_doublings * self.engine_speedup
         if self.decode_share is not None:
             mbu *= self.decode_share.at(scenario)
         return mbu
@@ -237,8 +241,10 @@ class InstanceSpeed:
             kv_bytes = max(1.0, per_gpu_batch) * self.kv_bytes_per_sequence
         else:
             kv_bytes = batch * self.kv_bytes_per_sequence
-        weight_bytes = self.base_bytes + touched * self.expert_bytes
-        bandwidth = self.bandwidth * self._mbu(scenario)
+        expert_bytes = touched * self.expert_bytes
+        bandwidth = self.bandwidth * self._mbu(scenario, self.doublings)
+        base_s = self.base_bytes / (self.bandwidth * self._mbu(scenario, self.base_doublings))
+        expert_s = expert_bytes / (self.bandwidth * self._mbu(scenario, self.expert_doublings))
         rate = self.peak_flops * self._gemm_mfu(scenario)
         attention_rate = self.attention_peak_flops * self.mfu.at(scenario)
         # The GEMMs and the attention are separate kernels run one after the other: each is bound by its own
@@ -248,10 +254,10 @@ class InstanceSpeed:
         ) / self.gpus
         attention_flops = self.attention_flops * batch / self.gpus
         if self.w4_moe is None:
-            t_gemm = max(weight_bytes / bandwidth, gemm_flops / rate)
+            t_gemm = max(base_s + expert_s, gemm_flops / rate)
         else:
-            experts = self.w4_moe.seconds(self.moe_layers, touched, touched * self.expert_bytes, scenario)
-            t_gemm = max(self.base_bytes / bandwidth + experts, gemm_flops / rate)
+            experts = self.w4_moe.seconds(self.moe_layers, touched, expert_bytes, scenario)
+            t_gemm = max(base_s + experts, gemm_flops / rate)
         if self.fp8_gemm_us is not None:
             t_gemm += self.fp8_gemms_per_stage * self.fp8_gemm_us.at(scenario) * 1e-6
         if self.moe_extra_us is not None:
@@ -259,7 +265,7 @@ class InstanceSpeed:
         t_attention = max(kv_bytes / bandwidth, attention_flops / attention_rate)
         if self.mla_decode_us is not None:
             t_attention += self.layers * self.mla_decode_us.at(scenario) * 1e-6
-        t_memory = (weight_bytes + kv_bytes) / bandwidth
+        t_memory = base_s + expert_s + kv_bytes / bandwidth
         t_compute = gemm_flops / rate + attention_flops / attention_rate
 
         t_comm = self._collective_seconds(batch, scenario)

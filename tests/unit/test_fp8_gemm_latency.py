@@ -55,13 +55,13 @@ def test_families_without_tables_keep_the_fitted_share() -> None:
         CATALOG.model("llama-3.1-8b"), CATALOG.gpu("l40s"), "fp8", "fp8", Layout(tensor=1), 1024, 2048, engine="vllm"
     )
     assert speed.fp8_gemm_us is None
-    assert speed._mbu("expected") < speed.mbu.at("expected")
+    assert speed._mbu("expected", speed.doublings) < speed.mbu.at("expected")
 
 
 def test_kv_cache_reads_keep_the_full_bandwidth() -> None:
     model, gpu = CATALOG.model("llama-3.1-8b"), CATALOG.gpu("h100-sxm")
     speed = InstanceSpeed(model, gpu, "fp8", "fp8", Layout(tensor=1), 1024, 2048, engine="trtllm")
-    assert speed._mbu("expected") == speed.mbu.at("expected") * speed.engine_speedup
+    assert speed._mbu("expected", speed.doublings) == speed.mbu.at("expected") * speed.engine_speedup
 
 
 def test_each_engine_states_its_own_fp8_gemm_latency() -> None:

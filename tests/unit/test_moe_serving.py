@@ -31,7 +31,7 @@ def test_a_large_batch_pays_its_cache_read_on_top_of_its_gemms(reference: Catalo
     batch = 256
     assert short.step(batch, "expected")[1] == "compute"
     kv_bytes = batch * (long.kv_bytes_per_sequence - short.kv_bytes_per_sequence)
-    kv_read = kv_bytes / (long.bandwidth * long._mbu("expected"))
+    kv_read = kv_bytes / (long.bandwidth * long._mbu("expected", long.doublings))
     grown = long.step(batch, "expected")[0] - short.step(batch, "expected")[0]
     assert grown == pytest.approx(kv_read, rel=0.05)
 
@@ -83,3 +83,19 @@ def test_vllm_before_0_8_ran_4_bit_experts_through_the_triton_kernel(reference: 
     old = next(p for p in calibration_points() if p.id == "dzhsurf-2025-03-dsv3-awq-h100-vllm-1024-256-c100")
     today = msgspec.structs.replace(old, engine_version="")
     assert reproduce(reference, old).expected < 0.7 * reproduce(reference, today).expected
+
+
+def test_expert_parallelism_reads_each_expert_whole(reference: Catalog) -> None:
+    # Shards shrink a GEMV below what saturates HBM; expert parallelism gives each GPU whole experts, so only weights
+    # split across GPUs pay the per-doubling decay (the attention weights unless attention runs data parallel).
+    tp = speed(reference, "deepseek-v3", "h200", "bf16", Layout(8), 1024)
+    ep = speed(reference, "deepseek-v3", "h200", "bf16", Layout(8, expert=8), 1024)
+    dep = speed(reference, "deepseek-v3", "h200", "bf16", Layout(1, expert=8, dp_attention=True), 1024)
+    dense = speed(reference, "llama-3.1-70b", "h200", "bf16", Layout(8), 1024)
+    assert (tp.expert_doublings, ep.expert_doublings, dep.expert_doublings) == (3, 0, 0)
+    assert (tp.base_doublings, ep.base_doublings, dep.base_doublings) == (3, 3, 0)
+    assert dense.base_doublings == dense.doublings == 3
+    whole = ep.mbu.at("expected") * ep.engine_speedup
+    assert ep._mbu("expected", ep.expert_doublings) == whole > ep._mbu("expected", ep.base_doublings)
+    # Batch 64 is memory-bound here: whole experts make the expert-parallel step faster than the tensor-parallel one.
+    assert ep.step(64, "expected")[0] < tp.step(64, "expected")[0]
