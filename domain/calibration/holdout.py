@@ -19,12 +19,11 @@ Regime = Literal["le_64", "65_256", "gt_256", "one_node", "multi_node", "all"]
 TEST_SHARE = 0.25
 SPLIT_RULE = (
     "Sources (one page, repository file, paper or measured-table release; all its points on one side, the same page "
-    "read at two commits, releases or languages being one source) are split by a SHA-256 hash of the address, per "
-    "stratum (the GPU family and workload kind most of its points measure; a source read at several addresses takes "
-    "the lowest of their hashes): a "
-    "stratum of n >= 2 sources holds out its ceil(n / 4) lowest-hash sources as the test set, a lone source is held "
-    "out when its hash, read as a fraction, is below 0.25. The fit reads the fit set only; the test set is read only "
-    "to report."
+    "read at two commits, releases or languages, or under a Markdown and an MDX name, being one source) are split by "
+    "a SHA-256 hash of the address, per stratum (the GPU family and workload kind most of its points measure; a "
+    "source read at several addresses takes the lowest of their hashes): a stratum of n >= 2 sources holds out its "
+    "ceil(n / 4) lowest-hash sources as the test set, a lone source is held out when its hash, read as a fraction, "
+    "is below 0.25. The fit reads the fit set only; the test set is read only to report."
 )
 
 
@@ -34,6 +33,8 @@ _LOCALE = re.compile(r"(en|zh|ja|ko|de|fr|es|pt|ru|it)(-[a-z]{2,4})?")
 # A release is v-prefixed or has three parts (v0.8.0, 1.0.0): two parts would also match a paper's arXiv number.
 _RELEASE = re.compile(r"v\d+(\.\d+)*[a-z0-9.-]*|\d+\.\d+\.\d+[a-z0-9.-]*|latest|stable")
 _GITHUB_FILE = re.compile(r"(?P<repo>[^/]+/[^/]+)/(blob|tree|raw)/[^/]+/(?P<path>.+)")
+# Documentation sites move Markdown pages to MDX: one page under either name.
+_MDX = re.compile(r"\.mdx$")
 
 
 def address(source: str) -> str:
@@ -58,7 +59,7 @@ def source_group(source: str) -> str:
     if host == "github.com" and (file := _GITHUB_FILE.fullmatch(path)):
         path = f"{file['repo']}/{file['path']}"
     segments = [s for s in path.split("/") if not (_LOCALE.fullmatch(s.lower()) or _RELEASE.fullmatch(s.lower()))]
-    return "/".join([host, *segments])
+    return _MDX.sub(".md", "/".join([host, *segments]))
 
 
 def source_hash(group: str) -> float:

@@ -148,6 +148,9 @@ def test_one_page_read_at_two_commits_or_in_two_languages_is_one_source() -> Non
     english = "https://www.amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html"
     chinese = "https://www.amd.com/zh-cn/developer/resources/rocm-hub/dev-ai/performance-results.html"
     assert source_group(english) == source_group(chinese)
+    # A Markdown page its repository moved to MDX is the same page.
+    automodel = "https://github.com/NVIDIA-NeMo/Automodel/blob/{}/docs/performance-summary.{}"
+    assert source_group(automodel.format("01926a5", "md")) == source_group(automodel.format("2861c41", "mdx"))
     # Other files of one repository, and a paper's arXiv number (two parts, not a release), stay apart.
     assert source_group("https://github.com/a/b/blob/x/one.md") != source_group("https://github.com/a/b/blob/x/two.md")
     assert source_group("https://arxiv.org/pdf/2407.21783") != source_group("https://arxiv.org/pdf/2407.21784")
