@@ -56,19 +56,33 @@ CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
 # - B200 (900 GB/s): TensorRT-LLM 1.3.0rc20 86.6 / 123.1 / 146.5, vLLM 0.24.0 87.2 / 119.0 / 111.3, SGLang 0.5.14
 #   86.6 / 121.8 / 169.7: 86.6 / 121.8 / 146.5.
 # A share is what the message's bytes take once the ring's own hops and latency (RING_HOP_US, LINK_ALPHA_US) are
-# subtracted, so the ring reproduces the tables' times. Families without tables move at the link's rate.
-RING_LINK_SHARE: dict[Family, dict[int, float]] = {
-    "hopper": {2: 0.56, 4: 0.70, 8: 0.77},
-    "ampere": {2: 0.51, 4: 0.61, 8: 0.56},
-    "blackwell": {2: 0.47, 4: 0.52, 8: 0.54},
+# subtracted, so the ring reproduces the median; its band runs from the slowest engine's time to the fastest's.
+# Families without tables move at the link's rate.
+_RING = f"{KERNELS}: custom_allreduce_perf, 32 MiB, share of the link net of the ring's hops"
+RING_LINK_SHARE: dict[Family, dict[int, Factor]] = {
+    "hopper": {
+        2: Factor(0.56, 0.54, 0.58, f"{_RING}: H200 TP2"),
+        4: Factor(0.70, 0.67, 0.70, f"{_RING}: H200 TP4"),
+        8: Factor(0.77, 0.76, 0.93, f"{_RING}: H200 TP8"),
+    },
+    "ampere": {
+        2: Factor(0.51, 0.51, 0.52, f"{_RING}: A100 SXM TP2"),
+        4: Factor(0.61, 0.60, 0.61, f"{_RING}: A100 SXM TP4"),
+        8: Factor(0.56, 0.56, 0.57, f"{_RING}: A100 SXM TP8"),
+    },
+    "blackwell": {
+        2: Factor(0.47, 0.46, 0.47, f"{_RING}: B200 TP2"),
+        4: Factor(0.52, 0.51, 0.53, f"{_RING}: B200 TP4"),
+        8: Factor(0.54, 0.45, 0.76, f"{_RING}: B200 TP8"),
+    },
 }
 
 
-def ring_link_share(family: Family, tensor: int) -> float:
-    """The share of the link a large all-reduce reaches: the measured group size nearest below `tensor`."""
+def ring_link_share(family: Family, tensor: int) -> Factor | None:
+    """The share of the link a large all-reduce reaches (the measured group size nearest below `tensor`); None: all."""
     shares = RING_LINK_SHARE.get(family)
     if not shares:
-        return 1.0
+        return None
     sizes = [size for size in sorted(shares) if size <= tensor] or [min(shares)]
     return shares[sizes[-1]]
 

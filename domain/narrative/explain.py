@@ -210,6 +210,19 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
         "4-bit MoE decode: latency per MoE layer and expert, expert bytes rate",
         "4 位 MoE 解码：每个 MoE 层与每个专家的延迟、专家权重读取速率",
     ),
+    "ring_all_reduce_link_share": (
+        "large all-reduces: share of the link rate (NCCL ring)",
+        "大消息全归约：链路带宽利用比例（NCCL 环）",
+    ),
+    "mla_prefill_speed": ("MLA prefill: block speed over the 16-bit rate", "MLA 预填充：相对 16 位速率的模块速度"),
+    "mla_prefill_speed_16_heads": (
+        "MLA prefill: block speed at 16 heads per GPU",
+        "MLA 预填充：每卡 16 个头时的模块速度",
+    ),
+    "mla_prefill_speed_128_heads": (
+        "MLA prefill: block speed at 128 heads per GPU",
+        "MLA 预填充：每卡 128 个头时的模块速度",
+    ),
     "expert_all_to_all_us": ("expert all-to-all per MoE layer (µs)", "每个 MoE 层专家全交换（微秒）"),
     "attention_mfu": ("attention compute utilization", "注意力算力利用率"),
     "fp8_gemm_rate": ("FP8 GEMMs: rate over the 16-bit rate", "FP8 GEMM：相对 16 位的速率"),

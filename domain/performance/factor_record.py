@@ -10,6 +10,7 @@ from domain.hardware.collectives import (
     MBU_DECAY_PER_DOUBLING,
 )
 from domain.hardware.efficiency import ALL_FAMILIES, Factor, FactorUse
+from domain.performance import mla
 from domain.performance.serving import InstanceSpeed
 
 # What an estimate states a factor of the speed model as, by the role it plays there.
@@ -47,6 +48,12 @@ def serving_factors(speed: InstanceSpeed) -> tuple[FactorUse, ...]:
         use("fp8_gemm_latency_us", speed.fp8_gemm_us)
     if speed.mla_decode_us is not None:
         use("mla_decode_extra_us", speed.mla_decode_us)
+    if speed.model.mla is not None:
+        read = mla.prefill_factors(speed.family, speed.mla_bits)
+        ends = ("mla_prefill_speed_16_heads", "mla_prefill_speed_128_heads")
+        named = ("mla_prefill_speed",) if len(read) == 1 else ends
+        for name, factor in zip(named, read, strict=False):
+            use(name, factor)
     if speed.moe_extra_us is not None:
         use("moe_layer_extra_us", speed.moe_extra_us)
     if speed.w4_moe is not None:
@@ -56,6 +63,8 @@ def serving_factors(speed: InstanceSpeed) -> tuple[FactorUse, ...]:
     if speed.all_reduces:
         # Stated between two GPUs; a group of n pays it x(n-1)^exponent.
         use("all_reduce_alpha_us", speed.link_alpha_us)
+        if speed.ring_link_share is not None:
+            use("ring_all_reduce_link_share", speed.ring_link_share)
     if speed.doublings:
         use("floor_growth_per_doubling", FLOOR_GROWTH_PER_DOUBLING)
         use("mbu_decay_per_doubling", MBU_DECAY_PER_DOUBLING)

@@ -80,6 +80,14 @@ def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -
     return few + (many - few) * share
 
 
+def prefill_factors(family: Family, bits: int) -> tuple[Factor, ...]:
+    """The measured factors an MLA prefill at this operand width reads: a curve's two ends, or the untabled speed."""
+    curve = MLA_PREFILL.get((family, bits))
+    if curve is not None:
+        return curve
+    return (UNTABLED_8_BIT,) if bits == 8 else ()
+
+
 def prefill_mfu(family: Family, bits: int, heads: float, scenario: Scenario, family_mfu: float) -> float | None:
     """The MLA block's share of the bf16 peak: a measured curve over the rate it was read at, else over the family's
     prefill MFU (`family_mfu`); None: the GEMM rate."""

@@ -134,6 +134,8 @@ class InstanceSpeed:
         self.w4_moe = w4_moe_latency(engine, family, model, precision, layout.expert)
         self.moe_layers = self.layers * _moe_share(model)
         self.mla_decode_us = mla.decode_extra_latency(engine, family, model)  # the engine's MLA block, per layer
+        # The operand width the MLA block's prefill GEMMs run at (its measured curves are per width).
+        self.mla_bits = 8 if self.fp8_gemms else mla.gemm_bits(precision, bool(gpu.tflops.fp4))
         self.moe_extra_us = block_fp8_moe_extra(engine, family, model, precision)  # the engine's MoE layer, at batch 1
         self.mfu = row["prefill_mfu"]
         self.floor_us = row["step_floor_us_moe" if model.moe else "step_floor_us_dense"]
@@ -166,7 +168,7 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
-        self.ring_link_share = ring_link_share(family, tensor)
+        self.ring_link_share = ring_link_share(family, tensor) if self.ring else None
         # Messages from this size take the engine's two-stage custom all-reduce (0: never).
         nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
         two_stage = two_stage_all_reduce and nvlinked
@@ -294,8 +296,7 @@ class InstanceSpeed:
             mla_flops = mla.prefill_flops(model, tokens, self.layout.attention_tensor)
             flops -= 2.0 * model.layers * tokens * (mla.block_params(model) + tokens * d_attn)
             heads = model.attention_heads / self.layout.attention_tensor
-            bits = 8 if self.fp8_gemms else mla.gemm_bits(self.precision, bool(self.gpu.tflops.fp4))
-            share = mla.prefill_mfu(self.family, bits, heads, scenario, self.mfu.at(scenario))
+            share = mla.prefill_mfu(self.family, self.mla_bits, heads, scenario, self.mfu.at(scenario))
             mla_rate = self.attention_peak_flops * share if share else rate
             mla_flops *= rate / mla_rate  # in GEMM-rate FLOP-equivalents
         flops += mla_flops
@@ -345,7 +346,7 @@ class InstanceSpeed:
             if self.two_stage_from and self.two_stage_from <= message < CUSTOM_ALL_REDUCE_MAX_BYTES:
                 one_shot = 2 * alpha + self.ring_share * message / link  # reduce-scatter, then all-gather
             if self.ring:
-                ring_link = link * self.ring_link_share
+                ring_link = link * (self.ring_link_share.at(scenario) if self.ring_link_share else 1.0)
                 ring = 2 * self.peers * RING_HOP_US * 1e-6 + alpha + self.ring_share * message / ring_link
                 # Messages past the custom kernels' buffer go to NCCL's ring whatever the group (the tables' pairs
                 # move 32 MiB at the ring's share, not at the one-shot path's full link rate).

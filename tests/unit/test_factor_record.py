@@ -152,3 +152,16 @@ def test_a_stated_factor_carries_the_record_on_the_wire(reference: Catalog) -> N
     assert record["low"] <= record["expected"] <= record["high"]
     # Request-level assumptions are no factor of the model.
     assert all(a["factor"] is None for a in wire["assumptions"] if a["name"] in ("weights", "sequence", "engine"))
+
+
+def test_a_tensor_parallel_estimate_states_the_link_share_of_its_large_all_reduces(reference: Catalog) -> None:
+    # 70B on 8 H100s runs tensor parallel over NVSwitch: its prefill all-reduces take the ring at a measured share.
+    option = _estimate(reference, "llama-3.1-70b", "bf16", "h100", 8)
+    (share,) = [a for a in option.assumptions if a.name == "ring_all_reduce_link_share"]
+    assert "custom_allreduce_perf" in share.source
+
+
+def test_an_mla_estimate_states_the_measured_block_speeds_it_read(reference: Catalog) -> None:
+    option = _estimate(reference, "deepseek-r1", "fp8", "h200", 8)
+    names = {a.name for a in option.assumptions}
+    assert {"mla_prefill_speed_16_heads", "mla_prefill_speed_128_heads"} <= names
