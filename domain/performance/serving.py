@@ -168,7 +168,6 @@ class InstanceSpeed:
         self.ring = kind not in ("pcie", "pcie_host")
         self.ring_share = 2.0 * (tensor - 1) / tensor
         self.link_bytes_per_s = link_gbps(gpu, tensor) * 1e9
-        self.ring_link_share = ring_link_share(family, tensor) if self.ring else None
         # Messages from this size take the engine's two-stage custom all-reduce (0: never).
         nvlinked = kind in ("nvswitch", "nvlink") and tensor > 2 and tensor <= gpu.interconnect.domain_gpus
         two_stage = two_stage_all_reduce and nvlinked
@@ -176,6 +175,8 @@ class InstanceSpeed:
         # Groups wider than the GPU's NVLink domain reach the GPUs outside it over the inter-node network.
         domain = gpu.interconnect.domain_gpus
         self.tensor_off_domain = tensor > domain
+        # The measured share of an NVLink domain's rate (the inter-node rate is already what NCCL achieves).
+        self.ring_link_share = ring_link_share(family, tensor) if self.ring and not self.tensor_off_domain else None
         self.expert_off_domain = max(0.0, 1.0 - domain / stage_gpus)  # share of an all-to-all's peers outside
         # Two all-reduces per layer with tensor-parallel attention; expert-parallel MoE layers all-to-all instead.
         self.all_reduces = 2.0 * self.layers if tensor > 1 else 0.0

@@ -79,3 +79,10 @@ def test_a_prefill_all_reduce_costs_what_the_tables_measure(
     # A 2048-token prefill of an 8192-wide model: NCCL's ring at the measured share of the link, pairs included.
     for tensor, us in measured_us.items():
         assert per_all_reduce_us(speed(reference, gpu_id, tensor, "trtllm"), 2048) == pytest.approx(us, rel=0.1)
+
+
+def test_a_group_past_the_nvlink_domain_moves_at_the_network_rate(reference: Catalog) -> None:
+    # The inter-node rate is already what NCCL reaches: the NVLink tables' share does not discount it again.
+    wide, node = speed(reference, "h100-sxm", 16, "trtllm"), speed(reference, "h100-sxm", 8, "trtllm")
+    assert wide.tensor_off_domain and wide.ring_link_share is None
+    assert node.ring_link_share is not None
