@@ -55,6 +55,9 @@ CUSTOM_ALL_REDUCE_MAX_BYTES = 8192 * 1024
 #   372.6. (Its vLLM tables are a test-set source.)
 # - B200 (900 GB/s): TensorRT-LLM 1.3.0rc20 86.6 / 123.1 / 146.5, vLLM 0.24.0 87.2 / 119.0 / 111.3, SGLang 0.5.14
 #   86.6 / 121.8 / 169.7: 86.6 / 121.8 / 146.5.
+# - MI300X (8 x 7 Infinity Fabric links of 64 GB/s: 448 GB/s at TP8): RCCL 2.22.3 all_reduce_perf on 8 GPUs, 33,554,432
+#   bytes, 243.4 us with graphs, out of place (256.0 us in place; rocm.blogs.amd.com/software-tools-optimization/
+#   mi300x-rccl-xgmi, March 2025). A group of 2 or 4 reaches only its peers' links (links.py); it takes TP8's share.
 # A share is what the message's bytes take once the ring's own hops and latency (RING_HOP_US, LINK_ALPHA_US) are
 # subtracted, so the ring reproduces the median; its band runs from the slowest engine's time to the fastest's.
 # Families without tables move at the link's rate.
@@ -69,6 +72,14 @@ RING_LINK_SHARE: dict[Family, dict[int, Factor]] = {
         2: Factor(0.51, 0.51, 0.52, f"{_RING}: A100 SXM TP2"),
         4: Factor(0.61, 0.60, 0.61, f"{_RING}: A100 SXM TP4"),
         8: Factor(0.56, 0.56, 0.57, f"{_RING}: A100 SXM TP8"),
+    },
+    "cdna3": {
+        8: Factor(
+            0.62,
+            0.59,
+            0.62,
+            "rocm.blogs.amd.com/software-tools-optimization/mi300x-rccl-xgmi: RCCL all_reduce_perf, 8 x MI300X",
+        ),
     },
     "blackwell": {
         2: Factor(0.47, 0.46, 0.47, f"{_RING}: B200 TP2"),

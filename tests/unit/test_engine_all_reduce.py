@@ -71,6 +71,8 @@ def test_prefill_messages_past_the_custom_buffer_take_the_ring(reference: Catalo
         ("h200", {2: 139.5, 4: 172.8, 8: 194.4}),
         ("a100-sxm-80gb", {2: 224.4, 4: 290.0, 8: 372.6}),
         ("b200", {2: 86.6, 4: 121.8, 8: 146.5}),
+        # RCCL all_reduce_perf on 8 MI300X, 32 MiB with graphs (AMD's xGMI blog, March 2025).
+        ("mi300x", {8: 243.4}),
     ],
 )
 def test_a_prefill_all_reduce_costs_what_the_tables_measure(
