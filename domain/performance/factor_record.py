@@ -49,10 +49,7 @@ def serving_factors(speed: InstanceSpeed) -> tuple[FactorUse, ...]:
     if speed.mla_decode_us is not None:
         use("mla_decode_extra_us", speed.mla_decode_us)
     if speed.model.mla is not None:
-        read = mla.prefill_factors(speed.family, speed.mla_bits)
-        ends = ("mla_prefill_speed_16_heads", "mla_prefill_speed_128_heads")
-        named = ("mla_prefill_speed",) if len(read) == 1 else ends
-        for name, factor in zip(named, read, strict=False):
+        for name, factor in mla.prefill_factors(speed.family, speed.mla_bits):
             use(name, factor)
     if speed.moe_extra_us is not None:
         use("moe_layer_extra_us", speed.moe_extra_us)

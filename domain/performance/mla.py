@@ -70,22 +70,23 @@ def gemm_bits(precision: str, fp4_cores: bool) -> int:
     return 16 if precision in ("bf16", "fp16") else 0
 
 
-def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -> float | None:
-    """The MLA block's prefill speed over its 16-bit reference rate with `heads` heads per GPU; None: the GEMM rate."""
-    curve = MLA_PREFILL.get((family, bits))
-    if curve is None:
-        return UNTABLED_8_BIT.at(scenario) if bits == 8 else None
-    few, many = curve[0].at(scenario), curve[1].at(scenario)
-    share = min(1.0, max(0.0, math.log2(heads / _FEW) / math.log2(_MANY / _FEW)))
-    return few + (many - few) * share
-
-
-def prefill_factors(family: Family, bits: int) -> tuple[Factor, ...]:
-    """The measured factors an MLA prefill at this operand width reads: a curve's two ends, or the untabled speed."""
+def prefill_factors(family: Family, bits: int) -> tuple[tuple[str, Factor], ...]:
+    """The measured factors an MLA prefill at this operand width reads, named as an estimate states them: a curve's
+    two ends, or the untabled speed; none where the block runs at the GEMM rate."""
     curve = MLA_PREFILL.get((family, bits))
     if curve is not None:
-        return curve
-    return (UNTABLED_8_BIT,) if bits == 8 else ()
+        return (("mla_prefill_speed_16_heads", curve[0]), ("mla_prefill_speed_128_heads", curve[1]))
+    return (("mla_prefill_speed", UNTABLED_8_BIT),) if bits == 8 else ()
+
+
+def prefill_speed(family: Family, bits: int, heads: float, scenario: Scenario) -> float | None:
+    """The MLA block's prefill speed over its 16-bit reference rate with `heads` heads per GPU; None: the GEMM rate."""
+    factors = [factor.at(scenario) for _, factor in prefill_factors(family, bits)]
+    if len(factors) < 2:
+        return factors[0] if factors else None
+    few, many = factors
+    share = min(1.0, max(0.0, math.log2(heads / _FEW) / math.log2(_MANY / _FEW)))
+    return few + (many - few) * share
 
 
 def prefill_mfu(family: Family, bits: int, heads: float, scenario: Scenario, family_mfu: float) -> float | None:

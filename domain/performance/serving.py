@@ -188,7 +188,14 @@ class InstanceSpeed:
         # Pure functions of this model (fixed above) and their arguments: searches ask for the same batch several
         # times, and requests of one shape share this model, so a bounded set of points is kept.
         self._expected_prefill = lru_cache(maxsize=None)(self._prefill)
+        self._bandwidths = lru_cache(maxsize=None)(self._shard_bandwidths)
         self._quiet_point = lru_cache(maxsize=POINTS_KEPT)(self._point)
+
+    def _shard_bandwidths(self, scenario: Scenario) -> tuple[float, float, float]:
+        """Bytes per second a step reads (KV cache, always-read weights, routed experts): each by its own shards."""
+        shards = (self.doublings, self.base_doublings, self.expert_doublings)
+        kv, base, experts = (self.bandwidth * self._mbu(scenario, doublings) for doublings in shards)
+        return kv, base, experts
 
     def _mbu(self, scenario: Scenario, shard_doublings: float) -> float:
         mbu = self.mbu.at(scenario) * MBU_DECAY_PER_DOUBLING.at(scenario) ** shard_doublings * self.engine_speedup
@@ -245,9 +252,9 @@ class InstanceSpeed:
         else:
             kv_bytes = batch * self.kv_bytes_per_sequence
         expert_bytes = touched * self.expert_bytes
-        bandwidth = self.bandwidth * self._mbu(scenario, self.doublings)
-        base_s = self.base_bytes / (self.bandwidth * self._mbu(scenario, self.base_doublings))
-        expert_s = expert_bytes / (self.bandwidth * self._mbu(scenario, self.expert_doublings))
+        bandwidth, base_bandwidth, expert_bandwidth = self._bandwidths(scenario)
+        base_s = self.base_bytes / base_bandwidth
+        expert_s = expert_bytes / expert_bandwidth
         rate = self.peak_flops * self._gemm_mfu(scenario)
         attention_rate = self.attention_peak_flops * self.mfu.at(scenario)
         # The GEMMs and the attention are separate kernels run one after the other: each is bound by its own
