@@ -12,9 +12,13 @@ What it does:
    serve` instances (one worker each; the first migrates and seeds) and HAProxy (Debian's) balancing over them
    round-robin, health-checked on /health/ready;
 2. drives `--requests` requests (default 3000) over `--connections` keep-alive connections twice, through HAProxy:
-   first reads only (catalog lists, single GPUs, comparisons, offers, models), then the same reads with
-   `--write-share` percent (default 6) of them replaced by `PUT /v1/admin/offers/{id}`, each a new price of one of
-   the seeded offers (so every write changes the catalog, bumps its version and makes every instance reload);
+   first reads only, then the same reads with `--write-share` percent (default 6) of them replaced by
+   `PUT /v1/admin/offers/{id}`, each a new price of one of the seeded offers (so every write changes the catalog,
+   bumps its version and makes every instance reload). The reads (`--mix`) are the load benchmark's mix
+   (bench/load.py: catalog reads, recommendations repeated and new, stored recommendations, estimates, TCO;
+   `service`, the default) or catalog reads alone (lists, single GPUs, comparisons, offers, models, systems:
+   `catalog`, every answer a cached body, so a write's own cost weighs most). A new price changes what every
+   recommendation that priced that GPU answers: with writes, the repeated recommendations are computed again;
 3. prints, per run, the total throughput (requests per second over the run), the read and write p50/p99/max
    latency in milliseconds and the errors (any answer but 2xx), then the ratio of the two throughputs; with
    `--json` the figures go to stdout as JSON;
@@ -41,7 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -49,7 +53,7 @@ from typing import Any
 import httpx
 
 from api.services.offer_import import CSV_COLUMNS
-from bench import load_client, servers, stores
+from bench import load_client, load_requests, servers, stores
 from bench.servers import BenchError
 
 # The balancer the three-instance tests use; `tests` is the repository's, not a package's of that name.
@@ -119,10 +123,38 @@ def offers(url: str) -> list[dict[str, Any]]:
     return items
 
 
-def plan(count: int, write_share: float, seeded: Sequence[dict[str, Any]], rng: random.Random) -> list[Any]:
+def catalog_reads(count: int, rng: random.Random) -> list[Any]:
+    """`count` catalog reads (the cheapest answers: every one a cached body)."""
+    return [load_client.Request(READ, "GET", rng.choice(READ_PATHS)) for _ in range(count)]
+
+
+def service_reads(url: str, budgets: Iterator[float]) -> Callable[[int, random.Random], list[Any]]:
+    """The load benchmark's mix (bench/load.py), its unique recommendations new in every run."""
+    pools = load_requests.repeated_requests()
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
+        rec_ids = load_requests.check_requests(client, pools)
+    pools[load_requests.REC_GET] = [
+        load_client.Request(load_requests.REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids
+    ]
+
+    def reads(count: int, rng: random.Random) -> list[Any]:
+        unique = load_requests.class_counts(count, load_requests.MIX)[load_requests.REC_UNIQUE]
+        pools[load_requests.REC_UNIQUE] = load_requests.unique_recommendations(unique, next(budgets))
+        return load_requests.plan(count, pools, load_requests.MIX, rng)
+
+    return reads
+
+
+def plan(
+    count: int,
+    write_share: float,
+    seeded: Sequence[dict[str, Any]],
+    rng: random.Random,
+    reads: Callable[[int, random.Random], list[Any]],
+) -> list[Any]:
     """`count` requests: reads in a shuffled order, `write_share` percent of them PUTs of a new price."""
     writes = round(count * write_share / 100)
-    requests = [load_client.Request(READ, "GET", rng.choice(READ_PATHS)) for _ in range(count - writes)]
+    requests = reads(count - writes, rng)
     for number in range(writes):
         offer = rng.choice(seeded)
         # A price no earlier write set, so each write is a change (history row, new version, reloads).
@@ -156,7 +188,7 @@ def figures(name: str, requests: Sequence[Any], load: load_client.Load) -> dict[
         durations = [
             duration / 1e6
             for index, duration in zip(load.indexes, load.durations_ns, strict=True)
-            if requests[index].label == label
+            if (requests[index].label == WRITE) == (label == WRITE)
         ]
         result[label] = {
             "count": len(durations),
@@ -177,9 +209,12 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         balancer.start()
         stack.callback(balancer.stop)
         seeded = offers(balancer.url)
+        # Budgets no earlier run drew: a run's unique recommendations are computed, not found in the cache.
+        budgets = iter(10_000 + rng.random() * 1000 + run for run in range(2))
+        reads = catalog_reads if args.mix == "catalog" else service_reads(balancer.url, budgets)
         runs = []
         for name, share in (("reads only", 0.0), (f"{args.write_share:g}% offer writes", args.write_share)):
-            requests = plan(args.requests, share, seeded, rng)
+            requests = plan(args.requests, share, seeded, rng, reads)
             print(f"{name}: {len(requests)} requests over {args.connections} connections", file=sys.stderr)
             cpu_before = instances_cpu_s(started)
             load = asyncio.run(
@@ -194,6 +229,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     document = {
         "instances": INSTANCES,
         "connections": args.connections,
+        "mix": args.mix,
         "runs": runs,
         "throughput_ratio": round(ratio, 2),
     }
@@ -243,7 +279,10 @@ async def import_stall(url: str, seeded: Sequence[dict[str, Any]], rows: int) ->
 
 
 def text_report(document: dict[str, Any]) -> str:
-    lines = [f"{document['instances']} instances behind HAProxy, {document['connections']} connections"]
+    lines = [
+        f"{document['instances']} instances behind HAProxy, {document['connections']} connections, "
+        f"{document['mix']} reads"
+    ]
     for result in document["runs"]:
         read, write = result["read"], result["write"]
         line = (
@@ -272,6 +311,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=3000, help="requests per run (default 3000)")
     parser.add_argument("--connections", type=int, default=32, help="connections at once (default 32)")
     parser.add_argument("--write-share", type=float, default=6.0, help="percent of writes in the second run")
+    parser.add_argument(
+        "--mix",
+        choices=("service", "catalog"),
+        default="service",
+        help="the reads: the load benchmark's mix (default) or catalog reads only (every answer a cached body)",
+    )
     parser.add_argument("--seed", type=int, default=26, help="random seed of the request order")
     parser.add_argument("--import-rows", type=int, default=10_000, help="offers in the import (0: no import)")
     default_client = "aiohttp" if load_client.client_available("aiohttp") else "httpx"

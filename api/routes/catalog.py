@@ -50,7 +50,7 @@ async def list_systems(request: AnyRequest, services: NamedDependency[Services])
     def build(view: CatalogView) -> SystemList:
         return SystemList(items=list(view.systems.values()), total=len(view.systems))
 
-    return await cached_read(request, services, build)
+    return await cached_read(request, services, build, reads="structure")
 
 
 @get(
@@ -72,7 +72,7 @@ async def get_system(
     system = catalog.system(system_id)
     if system is None:
         raise not_found("system", system_id, catalog.suggest("system", system_id))
-    return await cached_read(request, services, lambda view: view.systems[system.id])
+    return await cached_read(request, services, lambda view: view.systems[system.id], reads="structure")
 
 
 @get(
@@ -214,7 +214,7 @@ async def list_models(
         ]
         return ModelList(items=items, total=len(items))
 
-    return await cached_read(request, services, build)
+    return await cached_read(request, services, build, reads="structure")
 
 
 @get(
@@ -244,7 +244,7 @@ async def get_model(
     model = catalog.model(name)
     if model is None:
         raise not_found("model", name, catalog.suggest("model", name))
-    return await cached_read(request, services, lambda view: view.models[model.id])
+    return await cached_read(request, services, lambda view: view.models[model.id], reads="structure")
 
 
 ROUTES = [

@@ -204,7 +204,7 @@ async def get_gpu(
     gpu = catalog.gpu(gpu_id)
     if gpu is None:
         raise not_found("GPU", gpu_id, catalog.suggest("gpu", gpu_id))
-    return await cached_read(request, services, lambda view: view.gpus[gpu.id])
+    return await cached_read(request, services, lambda view: view.gpus[gpu.id], reads="gpu_offers", gpu=gpu.id)
 
 
 ROUTES = [list_gpus, compare_gpus_route, get_gpu]

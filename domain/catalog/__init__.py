@@ -22,7 +22,7 @@ from domain.catalog.records import (
     decode_records,
     lookup_key,
 )
-from domain.catalog.snapshot import Catalog
+from domain.catalog.snapshot import Catalog, Reads
 
 __all__ = [
     "MAX_NAME_LENGTH",
@@ -41,6 +41,7 @@ __all__ = [
     "Offer",
     "Pricing",
     "Provider",
+    "Reads",
     "System",
     "Tier",
     "Vendor",

@@ -47,6 +47,11 @@ def offers_delta(added: Iterable[Offer], removed: Iterable[Offer]) -> int:
     return (offers_digest(added) - offers_digest(removed)) % DIGEST_MODULUS
 
 
-def add_digests(offers: int, added: Iterable[Offer], removed: Iterable[Offer]) -> int:
-    """The offers' digest after replacing `removed` by `added`."""
-    return (offers + offers_delta(added, removed)) % DIGEST_MODULUS
+def deltas_by_gpu(added: Iterable[Offer], removed: Iterable[Offer]) -> dict[str, int]:
+    """What replacing `removed` by `added` adds to each GPU's offers' digest (each GPU's sum, not reduced)."""
+    deltas: dict[str, int] = {}
+    for offer in added:
+        deltas[offer.gpu] = deltas.get(offer.gpu, 0) + digest(offer)
+    for offer in removed:
+        deltas[offer.gpu] = deltas.get(offer.gpu, 0) - digest(offer)
+    return deltas

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from domain.catalog.digest import add_digests, offers_digest, structure_digest, version_of
+from domain.catalog.digest import DIGEST_MODULUS, deltas_by_gpu, offers_digest, structure_digest, version_of
 from domain.catalog.names import closest
 from domain.catalog.records import (
     MAX_NAME_LENGTH,
@@ -23,6 +23,9 @@ from domain.catalog.records import (
 )
 
 R = TypeVar("R", bound=Record)
+# What a value derived from a snapshot reads of it: the tables offers reference and the models, those and one GPU's
+# offers, or everything.
+Reads = Literal["structure", "gpu_offers", "all"]
 
 
 class Catalog:
@@ -30,8 +33,10 @@ class Catalog:
 
     __slots__ = (
         "_aliases",
+        "_gpu_keys",
         "_gpus",
         "_models",
+        "_offer_digests_by_gpu",
         "_offers_by_gpu",
         "_providers",
         "_sealed",
@@ -45,6 +50,7 @@ class Catalog:
         "offers_digest",
         "providers",
         "structure_digest",
+        "structure_key",
         "systems",
         "version",
     )
@@ -87,19 +93,42 @@ class Catalog:
             systems_by_gpu.setdefault(system.gpu, []).append(system)
         self._systems_by_gpu = {gpu: tuple(items) for gpu, items in systems_by_gpu.items()}
         self.structure_digest = structure_digest(self.gpus, self.systems, self.providers, self.models)
-        self._set_offers(offers, offers_digest(offers))
+        self.structure_key = _key(_structure_version(self.structure_digest), self.accuracy)
+        offers_by_gpu: dict[str, list[Offer]] = {}
+        for offer in offers:
+            offers_by_gpu.setdefault(offer.gpu, []).append(offer)
+        by_gpu = {gpu: offers_digest(items) for gpu, items in offers_by_gpu.items()}
+        self._set_offers(offers, sum(by_gpu.values()) % DIGEST_MODULUS, by_gpu)
 
-    def _set_offers(self, offers: tuple[Offer, ...], digest: int) -> None:
+    def _set_offers(self, offers: tuple[Offer, ...], digest: int, digests_by_gpu: dict[str, int]) -> None:
         """Index the offers (sorted by id, checked) and seal the snapshot under the version they make."""
         self.offers = offers
         offers_by_gpu: dict[str, list[Offer]] = {}
         for offer in offers:
             offers_by_gpu.setdefault(offer.gpu, []).append(offer)
         self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
+        self._offer_digests_by_gpu = digests_by_gpu
         self.offers_digest = digest
         self.version = version_of(self.structure_digest, digest)
         self.key = _key(self.version, self.accuracy)
+        self._gpu_keys = self._keys_by_gpu(self.structure_key)
         self._sealed = True
+
+    def _keys_by_gpu(self, structure_key: str) -> dict[str, str]:
+        """Each GPU's `derived_key("gpu_offers", gpu)`: written once per snapshot, asked for thousands of times."""
+        digests = self._offer_digests_by_gpu
+        return {gpu.id: f"{structure_key}/{digests.get(gpu.id, 0):016x}" for gpu in self.gpus}
+
+    def derived_key(self, reads: Reads, gpu: str | None = None) -> str:
+        """What a value derived from this snapshot depends on when it reads only `reads` (`gpu`: whose offers).
+
+        A price change then leaves every value that never read that GPU's offers shared with the snapshot before.
+        """
+        if reads == "structure":
+            return self.structure_key
+        if reads == "gpu_offers" and gpu is not None:
+            return self._gpu_keys.get(gpu, self.key)
+        return self.key
 
     def with_offers(self, upserts: Sequence[Offer], deletes: Iterable[str] = ()) -> Catalog:
         """This snapshot with these offers replaced or added and those removed; only the new offers are checked.
@@ -112,12 +141,15 @@ class Catalog:
         replaced = set(deletes) | {offer.id for offer in upserts}
         kept = [offer for offer in self.offers if offer.id not in replaced]
         removed = [offer for offer in self.offers if offer.id in replaced]
+        by_gpu = dict(self._offer_digests_by_gpu)
+        deltas = deltas_by_gpu(upserts, removed)
+        for gpu, delta in deltas.items():
+            by_gpu[gpu] = (by_gpu.get(gpu, 0) + delta) % DIGEST_MODULUS
         copy = object.__new__(Catalog)
         for name in _STRUCTURE_SLOTS:
             object.__setattr__(copy, name, getattr(self, name))
-        copy._set_offers(
-            tuple(sorted([*kept, *upserts], key=lambda r: r.id)), add_digests(self.offers_digest, upserts, removed)
-        )
+        offers = tuple(sorted([*kept, *upserts], key=lambda r: r.id))
+        copy._set_offers(offers, (self.offers_digest + sum(deltas.values())) % DIGEST_MODULUS, by_gpu)
         return copy
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -132,10 +164,13 @@ class Catalog:
         """The same snapshot with this calibration ledger (no second validation)."""
         copy = object.__new__(Catalog)
         for name in Catalog.__slots__:
-            if name not in ("_sealed", "accuracy", "key"):
+            if name not in ("_sealed", "_gpu_keys", "accuracy", "key", "structure_key"):
                 object.__setattr__(copy, name, getattr(self, name))
+        structure_key = _key(_structure_version(self.structure_digest), accuracy)
         object.__setattr__(copy, "accuracy", accuracy)
         object.__setattr__(copy, "key", _key(self.version, accuracy))
+        object.__setattr__(copy, "structure_key", structure_key)
+        object.__setattr__(copy, "_gpu_keys", copy._keys_by_gpu(structure_key))
         object.__setattr__(copy, "_sealed", True)
         return copy
 
@@ -232,8 +267,14 @@ _STRUCTURE_SLOTS = (
     "models",
     "providers",
     "structure_digest",
+    "structure_key",
     "systems",
 )
+
+
+def _structure_version(digest: int) -> str:
+    """The structure digest written apart from any catalog version (a version is a 16-digit number alone)."""
+    return f"s{digest:016x}"
 
 
 def _key(version: str, accuracy: Any) -> str:

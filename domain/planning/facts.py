@@ -1,8 +1,10 @@
 """Facts shared by every request on one catalog, keyed by frozen values that name everything each one depends on.
 
-A key names the catalog it was derived from (its content version and its calibration ledger's), the catalog model
-(a pasted model's facts are never shared) and every other input: two requests share a fact only when every input
-the fact depends on is the same, whatever else they differ in and whatever came before them.
+A key names the part of the catalog it was derived from (`reads`: the tables offers reference and the models, those
+and one GPU's offers, or the whole snapshot; with the calibration ledger's version), the catalog model (a pasted
+model's facts are never shared) and every other input: two requests share a fact only when every input the fact
+depends on is the same, whatever else they differ in and whatever came before them. A price change therefore costs
+the next request its rentals and checks of that GPU, not every speed and layout again.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import msgspec
 
+from domain.catalog import Reads
 from domain.performance.layout import Layout
 from domain.performance.training import Shape
 from domain.workloads.requests import LayoutRequest
@@ -81,8 +84,10 @@ class ImageCheck(Key, frozen=True, kw_only=True, gc=False, cache_hash=True):
 
 
 class Fact(Key, frozen=True, kw_only=True, gc=False):
-    """Base of every shared fact's key: the catalog it was derived from."""
+    """Base of every shared fact's key: the catalog it was derived from (`Catalog.derived_key` of what it reads)."""
 
+    # A kind that reads one GPU's offers names the GPU in its `gpu` field.
+    reads: ClassVar[Reads] = "all"
     catalog: str
 
 
@@ -106,6 +111,8 @@ class ServingShape(Key, frozen=True, kw_only=True, gc=False, cache_hash=True):
 class CopyFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """One model copy's memory, batch cap and speed model."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: ServingShape
     gpu: str
     layout: Layout
@@ -113,6 +120,8 @@ class CopyFact(ModelFact, frozen=True, kw_only=True, gc=False):
 
 class LayoutsFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """The layouts of one copy on an NVLink domain of `domain` GPUs, and their memory shapes."""
+
+    reads: ClassVar[Reads] = "structure"
 
     precision: str
     kv_precision: str
@@ -126,6 +135,8 @@ class LayoutsFact(ModelFact, frozen=True, kw_only=True, gc=False):
 class CopyAssumptionsFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """The assumptions behind one copy's figures."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: ServingShape
     gpu: str
     layout: Layout
@@ -134,6 +145,8 @@ class CopyAssumptionsFact(ModelFact, frozen=True, kw_only=True, gc=False):
 
 class ImageSpeedFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """Memory, batch and seconds per image of one image shape on one GPU."""
+
+    reads: ClassVar[Reads] = "structure"
 
     gpu: str
     precision: str
@@ -145,6 +158,8 @@ class ImageSpeedFact(ModelFact, frozen=True, kw_only=True, gc=False):
 class TrainingSpeedFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """How fast a training shape runs on one GPU in one scenario, for any layout."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: TrainingShape
     gpu: str
     scenario: str
@@ -153,6 +168,8 @@ class TrainingSpeedFact(ModelFact, frozen=True, kw_only=True, gc=False):
 class TrainingFirstFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """The fewest of `counts` GPUs with a layout that fits in `usable_bytes` each."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: TrainingShape
     usable_bytes: float
     counts: tuple[int, ...]
@@ -160,6 +177,8 @@ class TrainingFirstFact(ModelFact, frozen=True, kw_only=True, gc=False):
 
 class TrainingBestFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """The fastest layout of `gpus` GPUs within `usable` bytes each, and the runner-up."""
+
+    reads: ClassVar[Reads] = "structure"
 
     shape: TrainingShape
     gpu: str
@@ -170,6 +189,8 @@ class TrainingBestFact(ModelFact, frozen=True, kw_only=True, gc=False):
 class TrainingRunsFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """The run of one layout in every scenario."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: TrainingShape
     gpu: str
     gpus: int
@@ -179,6 +200,8 @@ class TrainingRunsFact(ModelFact, frozen=True, kw_only=True, gc=False):
 class TrainingCauseFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """Why the chosen training layout beats the runner-up."""
 
+    reads: ClassVar[Reads] = "structure"
+
     shape: TrainingShape
     gpu: str
     chosen: tuple[int, Shape, float]
@@ -187,6 +210,8 @@ class TrainingCauseFact(ModelFact, frozen=True, kw_only=True, gc=False):
 
 class CheckFact(ModelFact, frozen=True, kw_only=True, gc=False):
     """One GPU's check result or its exclusion, in one language (an exclusion's reason is text)."""
+
+    reads: ClassVar[Reads] = "gpu_offers"
 
     check: InferenceCheck | TrainingCheck | ImageCheck
     gpu: str
@@ -204,6 +229,8 @@ class RentBounds(Key, frozen=True, kw_only=True, gc=False, cache_hash=True):
 class RentFact(Fact, frozen=True, kw_only=True, gc=False):
     """The cheapest rental of `gpus` GPUs, `per_machine` a machine."""
 
+    reads: ClassVar[Reads] = "gpu_offers"
+
     gpu: str
     gpus: int
     per_machine: int
@@ -215,6 +242,8 @@ class RentFact(Fact, frozen=True, kw_only=True, gc=False):
 class UnrentedFact(Fact, frozen=True, kw_only=True, gc=False):
     """Why no offer of a GPU is allowed."""
 
+    reads: ClassVar[Reads] = "gpu_offers"
+
     gpu: str
     offers: OffersAllowed
     lang: str
@@ -222,6 +251,8 @@ class UnrentedFact(Fact, frozen=True, kw_only=True, gc=False):
 
 class ExclusionFact(Fact, frozen=True, kw_only=True, gc=False):
     """An exclusion's text."""
+
+    reads: ClassVar[Reads] = "structure"
 
     gpu: str
     lang: str
@@ -232,6 +263,8 @@ class ExclusionFact(Fact, frozen=True, kw_only=True, gc=False):
 class StaleOffersFact(Fact, frozen=True, kw_only=True, gc=False):
     """How many of the allowed offers are too old to rely on."""
 
+    reads: ClassVar[Reads] = "all"
+
     offers: OffersAllowed
     today: date
     max_age_days: int
@@ -239,6 +272,8 @@ class StaleOffersFact(Fact, frozen=True, kw_only=True, gc=False):
 
 class NotesFact(Fact, frozen=True, kw_only=True, gc=False):
     """The reasons and warnings every option of a GPU and offer shares."""
+
+    reads: ClassVar[Reads] = "gpu_offers"
 
     gpu: str
     offer: str | None
@@ -250,6 +285,8 @@ class NotesFact(Fact, frozen=True, kw_only=True, gc=False):
 
 class OwnedMonthlyFact(Fact, frozen=True, kw_only=True, gc=False):
     """What owning `gpu_count` GPUs costs a month."""
+
+    reads: ClassVar[Reads] = "structure"
 
     gpu: str
     gpu_count: int

@@ -54,7 +54,7 @@ class Copy:
         model = plan.model_key
         if model is None:
             return cls(sizing, gpu, sized, usable, plan.max_batch)
-        key = CopyFact(catalog=plan.catalog.key, model=model, shape=sizing.shape, gpu=gpu.id, layout=sized.layout)
+        key = plan.fact_key(CopyFact, model=model, shape=sizing.shape, gpu=gpu.id, layout=sized.layout)
         return SHARED.get(key, lambda: cls(sizing, gpu, sized, usable, plan.max_batch))
 
     def point(self, batch: int) -> ServingPoint:

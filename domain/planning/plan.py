@@ -36,6 +36,7 @@ from domain.workloads.results import (
 )
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Fact)
 
 
 @dataclass(frozen=True)
@@ -147,22 +148,26 @@ class Plan:
         model = self.resolved.model
         return model.id if self.catalog.model(model.id) is model else None
 
+    def fact_key(self, kind: type[F], /, **inputs: Any) -> F:
+        """The key of a fact of `inputs` and the part of the catalog its kind reads."""
+        return kind(catalog=self.catalog.derived_key(kind.reads, inputs.get("gpu")), **inputs)
+
     def derived(self, kind: type[ModelFact], build: Callable[[], T], /, **inputs: Any) -> T:
         """A fact of the catalog and its model and `inputs`, built once for every request on this catalog."""
         if self.model_key is None:
             return build()
-        return SHARED.get(kind(catalog=self.catalog.key, model=self.model_key, **inputs), build)
+        return SHARED.get(self.fact_key(kind, model=self.model_key, **inputs), build)
 
     def shared(self, kind: type[Fact], build: Callable[[], T], /, **inputs: Any) -> T:
         """A fact of the catalog and `inputs` alone, built once for every request on this catalog."""
-        return SHARED.get(kind(catalog=self.catalog.key, **inputs), build)
+        return SHARED.get(self.fact_key(kind, **inputs), build)
 
     def checked(self, check: InferenceCheck | TrainingCheck | ImageCheck, gpu: Gpu, run: Callable[[], T]) -> T:
         """A GPU's check result or its exclusion (`check`: what else it depends on), shared like `derived`."""
         if self.model_key is None or check.offers is None:
             found = self._check(gpu, run)
         else:
-            key = CheckFact(catalog=self.catalog.key, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang)
+            key = self.fact_key(CheckFact, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang)
             found = SHARED.get(key, lambda: self._check(gpu, run))
         value, excluded = found
         if excluded is not None:
@@ -182,9 +187,7 @@ class Plan:
         check = self.sizing.check
         if self.model_key is None or check.offers is None:
             return None
-        found = SHARED.peek(
-            CheckFact(catalog=self.catalog.key, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang)
-        )
+        found = SHARED.peek(self.fact_key(CheckFact, model=self.model_key, check=check, gpu=gpu.id, lang=self.lang))
         return found[1][2] if found is not None and found[1] is not None else None  # type: ignore[no-any-return]
 
 

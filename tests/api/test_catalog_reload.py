@@ -153,3 +153,24 @@ async def test_an_offer_a_feed_dropped_is_served_again_once_an_administrator_put
     async with services.sessions() as session:
         stored = await load_catalog(session)
         assert stored is not None and services.view.version == stored.version == await stored_version(session)
+
+
+async def test_a_price_change_keeps_the_answers_that_never_read_that_gpus_offers(pair: tuple[Client, Client]) -> None:
+    first, second = pair
+    kept = ["/v1/models", "/v1/models/llama-3.1-70b", "/v1/systems", "/v1/systems/dgx-h100", "/v1/gpus/mi300x"]
+    moved = ["/v1/gpus/h100-sxm", "/v1/offers?gpu=h100-sxm", "/v1/gpus?vendor=nvidia", "/v1/providers"]
+    before = {path: (await first.get(path)).headers["etag"] for path in [*kept, *moved]}
+    offer = (await offers(first))[CHANGED]
+    # A new lowest H100 price: the GPU's own answer and every list of offers or prices moves with it.
+    cheaper = offer | {"usd_per_gpu_hour": 0.11}
+    assert (await first.put(f"/v1/admin/offers/{CHANGED}", json=cheaper, headers=HEADERS)).status_code == 200
+    await services_of(second).reload_catalog()
+    for client in (first, second):
+        for path in kept:
+            answer = await client.get(path, headers={"If-None-Match": before[path]})
+            assert answer.status_code == 304, path
+        for path in moved:
+            answer = await client.get(path, headers={"If-None-Match": before[path]})
+            assert answer.status_code == 200 and answer.headers["etag"] != before[path], path
+    h100 = (await second.get("/v1/gpus/h100-sxm")).json()
+    assert h100["lowest_price"]["on_demand"]["usd_per_gpu_hour"] == 0.11

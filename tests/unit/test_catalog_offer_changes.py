@@ -13,7 +13,7 @@ import pytest
 from api.adapters.storage.reference import load_reference_catalog
 from api.services.catalog_view import CatalogView
 from domain.catalog import Catalog, CatalogError, Offer
-from domain.catalog.digest import DIGEST_MODULUS, add_digests, offers_digest
+from domain.catalog.digest import DIGEST_MODULUS, offers_delta, offers_digest
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +51,19 @@ def test_a_snapshot_with_other_offers_is_the_one_built_whole(catalog: Catalog, s
     assert derived.version == expected.version and derived.offers == expected.offers
     assert derived.offers_digest == expected.offers_digest == offers_digest(expected.offers)
     assert all(derived.offers_for_gpu(gpu.id) == expected.offers_for_gpu(gpu.id) for gpu in catalog.gpus)
+    ledgered = expected.with_accuracy(catalog.accuracy)
+    for reads in ("structure", "gpu_offers", "all"):
+        assert all(derived.derived_key(reads, g.id) == ledgered.derived_key(reads, g.id) for g in catalog.gpus)
+    # Only the GPUs whose offers changed derive anything from their offers anew.
+    touched = {offer.gpu for offer in [*changed, added]} | {o.gpu for o in catalog.offers if o.id in deleted}
+    moved = {
+        g.id for g in catalog.gpus if derived.derived_key("gpu_offers", g.id) != catalog.derived_key("gpu_offers", g.id)
+    }
+    assert moved == touched
+    assert derived.derived_key("structure") == catalog.derived_key("structure") != derived.derived_key("all")
     # Removing what was added gives the first digest back: the sum is a difference writers can add.
     without_added = whole(catalog, [offer for offer in expected.offers if offer.id != added.id])
-    assert add_digests(derived.offers_digest, [], [added]) == without_added.offers_digest
+    assert (derived.offers_digest + offers_delta([], [added])) % DIGEST_MODULUS == without_added.offers_digest
     assert 0 <= derived.offers_digest < DIGEST_MODULUS
 
 

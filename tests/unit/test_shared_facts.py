@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from api.adapters.storage.reference import load_reference_catalog
 from domain.performance import serving
 from domain.planning import RecommendationRequest, recommend
 from domain.planning import ranking as ranking_module
-from domain.planning.facts import SHARED, CheckFact, CopyFact, Facts, ModelFact
+from domain.planning.facts import SHARED, CheckFact, CopyFact, Facts, ModelFact, RentFact
 from domain.workloads.results import ExchangeRate
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
@@ -58,6 +58,56 @@ def test_an_answer_is_the_same_on_a_warm_catalog_as_on_a_fresh_one(index: int) -
     after_others = answer(warm, WORKLOADS[index])
     SHARED.clear()
     assert after_others == answer(load_reference_catalog(), WORKLOADS[index])
+
+
+def price_changes(catalog: Any) -> list[tuple[str, Any]]:
+    """Changes of offers that move answers: the H100's prices up or a little down, a new cheapest one, its prices old,
+    a GPU nobody rented offered on spot only, a GPU no longer rented."""
+    h100 = catalog.offers_for_gpu("h100-sxm")
+
+    def scaled(factor: float) -> list[Any]:
+        return [msgspec.structs.replace(o, usd_per_gpu_hour=round(o.usd_per_gpu_hour * factor, 4)) for o in h100]
+
+    cheapest = min(h100, key=lambda offer: offer.usd_per_gpu_hour)
+    added = msgspec.structs.replace(cheapest, id="test-cheaper-h100", usd_per_gpu_hour=0.5, pricing="on_demand")
+    old = [msgspec.structs.replace(offer, as_of=date(2025, 1, 1)) for offer in h100]
+    unrented = next(gpu for gpu in catalog.gpus if gpu.segment == "datacenter" and not catalog.offers_for_gpu(gpu.id))
+    spot = msgspec.structs.replace(cheapest, id="test-spot", gpu=unrented.id, pricing="spot")
+    l40s = [offer.id for offer in catalog.offers_for_gpu("l40s")]
+    return [
+        ("dearer", catalog.with_offers(scaled(3))),
+        ("cheaper", catalog.with_offers(scaled(0.9))),
+        ("added", catalog.with_offers([added])),
+        ("old", catalog.with_offers(old)),
+        ("spot only", catalog.with_offers([spot])),
+        ("unrented", catalog.with_offers([], l40s)),
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(WORKLOADS)))
+def test_after_a_price_change_an_answer_is_the_one_a_fresh_catalog_gives(index: int) -> None:
+    before = load_reference_catalog()
+    for name, changed in price_changes(before):
+        SHARED.clear()
+        fresh = answer(changed, WORKLOADS[index])
+        SHARED.clear()
+        for earlier in WORKLOADS:
+            answer(before, earlier)
+            answer(before, earlier, constraints={"providers": ["lambda", "runpod"], "max_gpus": 8})
+        assert answer(changed, WORKLOADS[index]) == fresh, name
+
+
+def test_a_price_change_keeps_the_speeds_and_layouts_and_rebuilds_what_read_that_gpus_offers() -> None:
+    before = load_reference_catalog()
+    answer(before, WORKLOADS[0])
+    facts = dict(SHARED.items())
+    _, dearer = price_changes(before)[0]
+    answer(dearer, WORKLOADS[0])
+    copies = [key for key in facts if isinstance(key, CopyFact)]
+    assert copies and all(SHARED.peek(key) is facts[key] for key in copies)
+    renters = {(key.gpu, key.catalog) for key, _ in SHARED.items() if isinstance(key, RentFact)}
+    old = {(key.gpu, key.catalog) for key in facts if isinstance(key, RentFact)}
+    assert {gpu for gpu, _ in renters - old} == {"h100-sxm"}
 
 
 def test_constraints_that_change_the_offers_are_not_answered_from_another_requests_facts() -> None:
