@@ -15,7 +15,9 @@ What it does:
    `--domain-requests` timed calls per workload (`time.perf_counter_ns`); prints median, p95, p99 and max in
    milliseconds, the number of options and exclusions of one result, and the median over all six workloads
    (the target is a median under 1 ms per request); with `--cold` the catalog's shared facts (layouts, speed
-   models, rentals: what requests of one shape share) are emptied before every call;
+   models, rentals: what requests of one shape share) are emptied before every call, and with `--repricing` every
+   call runs on a snapshot with one more offer at a new price (built untimed), as an instance serves after each
+   offer write: the facts that read no offers, or other GPUs' offers, are kept across it;
 2. HTTP: starts `gpu-advisor serve --workers 1 --migrate` on a free port of 127.0.0.1 as a subprocess
    (without `--database-url` on a fresh SQLite file in a temporary directory, without `--redis-url` with its
    in-process cache), waits for `GET /health/ready` (bounded number of tries), then sends sequential requests
@@ -55,6 +57,7 @@ import msgspec
 from api.adapters.storage.reference import load_reference_catalog
 from api.settings import Settings
 from bench import figures, servers
+from domain.catalog import Catalog
 from domain.planning import RecommendationRequest, recommend
 from domain.planning.facts import SHARED
 
@@ -111,9 +114,17 @@ class DomainResult:
 # --- part 1: the domain, in-process -----------------------------------------------------------------------------
 
 
-def bench_domain(calls: int, cold: bool = False) -> tuple[list[DomainResult], dict[str, Any]]:
+def repriced(catalog: Catalog, call: int) -> Catalog:
+    """The catalog with one more offer at a new price, as an instance serves it after an offer write."""
+    offer = catalog.offers[(call * 37) % len(catalog.offers)]
+    price = round(offer.usd_per_gpu_hour * 1.01 + 0.0001, 4)
+    return catalog.with_offers([msgspec.structs.replace(offer, usd_per_gpu_hour=price)])
+
+
+def bench_domain(calls: int, cold: bool = False, repricing: bool = False) -> tuple[list[DomainResult], dict[str, Any]]:
     """Per-workload results and the run's facts (catalog, median over all six workloads, target); `cold` empties
-    the catalog's shared facts before every call, as if no request of the same shape had come before."""
+    the catalog's shared facts before every call, as if no request of the same shape had come before; `repricing`
+    times every call on a snapshot with one more offer re-priced (built untimed), as after each offer write."""
     catalog = load_reference_catalog()
     rate = Settings().exchange_rate()
     now = datetime.now(UTC)
@@ -125,9 +136,11 @@ def bench_domain(calls: int, cold: bool = False) -> tuple[list[DomainResult], di
         for _ in range(DOMAIN_WARMUP):
             recommend(catalog, request, now=now, lang="en", rate=rate)
         durations: list[int] = []
-        for _ in range(calls):
+        for call in range(calls):
             if cold:
                 SHARED.clear()
+            if repricing:
+                catalog = repriced(catalog, call)
             before = time.perf_counter_ns()
             recommend(catalog, request, now=now, lang="en", rate=rate)
             durations.append(time.perf_counter_ns() - before)
@@ -151,6 +164,7 @@ def bench_domain(calls: int, cold: bool = False) -> tuple[list[DomainResult], di
         "gpus": len(catalog.gpus),
         "warmup_per_workload": DOMAIN_WARMUP,
         "cold": cold,
+        "repricing": repricing,
         "median_ms_all": overall_median_ms,
         "target_median_ms": DOMAIN_TARGET_MEDIAN_MS,
         "target_met": overall_median_ms < DOMAIN_TARGET_MEDIAN_MS,
@@ -279,7 +293,8 @@ def domain_table(results: Sequence[DomainResult], meta: dict[str, Any]) -> str:
     return "\n".join(
         [
             f"domain.planning.recommend, in-process, whole catalog ({meta['gpus']} GPUs, catalog "
-            f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload",
+            f"{meta['catalog_version']}), {DOMAIN_WARMUP} warm-up calls per workload"
+            + (", one more offer re-priced before every call" if meta["repricing"] else ""),
             *figures.render(headers, rows),
             f"target: median < {DOMAIN_TARGET_MEDIAN_MS:g} ms per request ({verdict}: "
             f"all six {overall_median_ms:.3f} ms, slowest workload {max(r.median_ms for r in results):.3f} ms)",
@@ -313,8 +328,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--get-requests", type=int, default=200, help="timed GET /v1/recommendations/{id} (default 200)"
     )
     parser.add_argument("--skip-http", action="store_true", help="only the in-process domain part")
-    parser.add_argument(
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--cold", action="store_true", help="domain calls without the facts earlier requests of the same shape shared"
+    )
+    mode.add_argument(
+        "--repricing", action="store_true", help="every domain call on a snapshot with one more offer re-priced"
     )
     servers.add_server_options(parser)
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (the tables go to stderr)")
@@ -337,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = sys.stderr if args.json else sys.stdout
 
     try:
-        domain_results, domain_meta = bench_domain(args.domain_requests, cold=args.cold)
+        domain_results, domain_meta = bench_domain(args.domain_requests, cold=args.cold, repricing=args.repricing)
     except (ValueError, msgspec.ValidationError) as error:  # a workload the catalog no longer knows
         print(f"recommend_latency: the domain part failed: {error}", file=sys.stderr)
         return 2
