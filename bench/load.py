@@ -83,12 +83,10 @@ from bench import figures, load_client, servers, stores
 from bench.load_report import report_document, text_report
 from bench.load_requests import (
     MIX,
-    REC_GET,
     REC_UNIQUE,
-    check_requests,
+    checked_pools,
     class_counts,
     plan,
-    repeated_requests,
     unique_recommendations,
 )
 from bench.recommend_latency import UNREACHABLE_BUDGET_USD
@@ -198,7 +196,6 @@ def log_length(log_path: Path | None) -> int:
 def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     rng = random.Random(args.seed)
     budget = UNREACHABLE_BUDGET_USD + random.randrange(1, 1_000_000) / 1000  # per run, not per seed
-    pools = repeated_requests()
     unique_count = class_counts(args.requests, MIX).get(REC_UNIQUE, 0)
 
     with ExitStack() as stack:
@@ -225,8 +222,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             file=sys.stderr,
             flush=True,
         )
-        rec_ids = check_requests(server.client, pools)
-        pools[REC_GET] = [load_client.Request(REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids]
+        pools = checked_pools(server.client)
         pools[REC_UNIQUE] = unique_recommendations(unique_count, budget)
 
         warmup = None

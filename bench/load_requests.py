@@ -169,6 +169,14 @@ def class_counts(count: int, mix: dict[str, int]) -> dict[str, int]:
     return counts
 
 
+def checked_pools(client: httpx.Client) -> dict[str, list[load_client.Request]]:
+    """The repeated requests, each sent once and checked, and GETs of the recommendations they stored."""
+    pools = repeated_requests()
+    rec_ids = check_requests(client, pools)
+    pools[REC_GET] = [load_client.Request(REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids]
+    return pools
+
+
 def check_requests(client: httpx.Client, pools: dict[str, list[load_client.Request]]) -> list[str]:
     """Send each distinct request once; the ids of the recommendations. BenchError on anything but 200."""
     ids: list[str] = []

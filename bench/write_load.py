@@ -130,12 +130,8 @@ def catalog_reads(count: int, rng: random.Random) -> list[Any]:
 
 def service_reads(url: str, budgets: Iterator[float]) -> Callable[[int, random.Random], list[Any]]:
     """The load benchmark's mix (bench/load.py), its unique recommendations new in every run."""
-    pools = load_requests.repeated_requests()
     with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
-        rec_ids = load_requests.check_requests(client, pools)
-    pools[load_requests.REC_GET] = [
-        load_client.Request(load_requests.REC_GET, "GET", f"/v1/recommendations/{i}") for i in rec_ids
-    ]
+        pools = load_requests.checked_pools(client)
 
     def reads(count: int, rng: random.Random) -> list[Any]:
         unique = load_requests.class_counts(count, load_requests.MIX)[load_requests.REC_UNIQUE]

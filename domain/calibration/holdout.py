@@ -33,8 +33,6 @@ _LOCALE = re.compile(r"(en|zh|ja|ko|de|fr|es|pt|ru|it)(-[a-z]{2,4})?")
 # A release is v-prefixed or has three parts (v0.8.0, 1.0.0): two parts would also match a paper's arXiv number.
 _RELEASE = re.compile(r"v\d+(\.\d+)*[a-z0-9.-]*|\d+\.\d+\.\d+[a-z0-9.-]*|latest|stable")
 _GITHUB_FILE = re.compile(r"(?P<repo>[^/]+/[^/]+)/(blob|tree|raw)/[^/]+/(?P<path>.+)")
-# Documentation sites move Markdown pages to MDX: one page under either name.
-_MDX = re.compile(r"\.mdx$")
 
 
 def address(source: str) -> str:
@@ -59,7 +57,9 @@ def source_group(source: str) -> str:
     if host == "github.com" and (file := _GITHUB_FILE.fullmatch(path)):
         path = f"{file['repo']}/{file['path']}"
     segments = [s for s in path.split("/") if not (_LOCALE.fullmatch(s.lower()) or _RELEASE.fullmatch(s.lower()))]
-    return _MDX.sub(".md", "/".join([host, *segments]))
+    group = "/".join([host, *segments])
+    # Documentation sites move Markdown pages to MDX: one page under either name.
+    return group.removesuffix(".mdx") + ".md" if group.endswith(".mdx") else group
 
 
 def source_hash(group: str) -> float:

@@ -93,31 +93,32 @@ class Catalog:
             systems_by_gpu.setdefault(system.gpu, []).append(system)
         self._systems_by_gpu = {gpu: tuple(items) for gpu, items in systems_by_gpu.items()}
         self.structure_digest = structure_digest(self.gpus, self.systems, self.providers, self.models)
-        self.structure_key = _key(_structure_version(self.structure_digest), self.accuracy)
-        offers_by_gpu: dict[str, list[Offer]] = {}
-        for offer in offers:
-            offers_by_gpu.setdefault(offer.gpu, []).append(offer)
-        by_gpu = {gpu: offers_digest(items) for gpu, items in offers_by_gpu.items()}
-        self._set_offers(offers, sum(by_gpu.values()) % DIGEST_MODULUS, by_gpu)
+        self._set_offers(offers, None)
 
-    def _set_offers(self, offers: tuple[Offer, ...], digest: int, digests_by_gpu: dict[str, int]) -> None:
-        """Index the offers (sorted by id, checked) and seal the snapshot under the version they make."""
+    def _set_offers(self, offers: tuple[Offer, ...], digests_by_gpu: dict[str, int] | None) -> None:
+        """Index the offers (sorted by id, checked) and seal the snapshot under the version they make; each GPU's
+        offers' digest is computed here unless given (a change moves only the GPUs it touched)."""
         self.offers = offers
         offers_by_gpu: dict[str, list[Offer]] = {}
         for offer in offers:
             offers_by_gpu.setdefault(offer.gpu, []).append(offer)
         self._offers_by_gpu = {gpu: tuple(items) for gpu, items in offers_by_gpu.items()}
+        if digests_by_gpu is None:
+            digests_by_gpu = {gpu: offers_digest(items) for gpu, items in offers_by_gpu.items()}
         self._offer_digests_by_gpu = digests_by_gpu
-        self.offers_digest = digest
-        self.version = version_of(self.structure_digest, digest)
-        self.key = _key(self.version, self.accuracy)
-        self._gpu_keys = self._keys_by_gpu(self.structure_key)
+        self.offers_digest = sum(digests_by_gpu.values()) % DIGEST_MODULUS
+        self.version = version_of(self.structure_digest, self.offers_digest)
+        self._set_keys()
         self._sealed = True
 
-    def _keys_by_gpu(self, structure_key: str) -> dict[str, str]:
-        """Each GPU's `derived_key("gpu_offers", gpu)`: written once per snapshot, asked for thousands of times."""
+    def _set_keys(self) -> None:
+        """The keys of what is derived from this snapshot (`derived_key`), each GPU's written once: asked for
+        thousands of times."""
+        self.key = _key(self.version, self.accuracy)
+        # "s" sets it apart from any version (a 16-digit number alone).
+        self.structure_key = _key(f"s{self.structure_digest:016x}", self.accuracy)
         digests = self._offer_digests_by_gpu
-        return {gpu.id: f"{structure_key}/{digests.get(gpu.id, 0):016x}" for gpu in self.gpus}
+        self._gpu_keys = {gpu.id: f"{self.structure_key}/{digests.get(gpu.id, 0):016x}" for gpu in self.gpus}
 
     def derived_key(self, reads: Reads, gpu: str | None = None) -> str:
         """What a value derived from this snapshot depends on when it reads only `reads` (`gpu`: whose offers).
@@ -142,14 +143,12 @@ class Catalog:
         kept = [offer for offer in self.offers if offer.id not in replaced]
         removed = [offer for offer in self.offers if offer.id in replaced]
         by_gpu = dict(self._offer_digests_by_gpu)
-        deltas = deltas_by_gpu(upserts, removed)
-        for gpu, delta in deltas.items():
+        for gpu, delta in deltas_by_gpu(upserts, removed).items():
             by_gpu[gpu] = (by_gpu.get(gpu, 0) + delta) % DIGEST_MODULUS
         copy = object.__new__(Catalog)
         for name in _STRUCTURE_SLOTS:
             object.__setattr__(copy, name, getattr(self, name))
-        offers = tuple(sorted([*kept, *upserts], key=lambda r: r.id))
-        copy._set_offers(offers, (self.offers_digest + sum(deltas.values())) % DIGEST_MODULUS, by_gpu)
+        copy._set_offers(tuple(sorted([*kept, *upserts], key=lambda r: r.id)), by_gpu)
         return copy
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -166,11 +165,8 @@ class Catalog:
         for name in Catalog.__slots__:
             if name not in ("_sealed", "_gpu_keys", "accuracy", "key", "structure_key"):
                 object.__setattr__(copy, name, getattr(self, name))
-        structure_key = _key(_structure_version(self.structure_digest), accuracy)
         object.__setattr__(copy, "accuracy", accuracy)
-        object.__setattr__(copy, "key", _key(self.version, accuracy))
-        object.__setattr__(copy, "structure_key", structure_key)
-        object.__setattr__(copy, "_gpu_keys", copy._keys_by_gpu(structure_key))
+        copy._set_keys()
         object.__setattr__(copy, "_sealed", True)
         return copy
 
@@ -267,14 +263,8 @@ _STRUCTURE_SLOTS = (
     "models",
     "providers",
     "structure_digest",
-    "structure_key",
     "systems",
 )
-
-
-def _structure_version(digest: int) -> str:
-    """The structure digest written apart from any catalog version (a version is a 16-digit number alone)."""
-    return f"s{digest:016x}"
 
 
 def _key(version: str, accuracy: Any) -> str:
