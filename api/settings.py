@@ -75,9 +75,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     catalog_max_age_s: int = 300
     # How often each instance compares its catalog version with the database's (the fallback to Redis pub/sub).
     catalog_poll_s: float = 1.0
-    # Another instance's changes are served here at most this much later while they keep coming (one reload per
-    # interval, whatever the write rate); a lone change is served at once.
-    catalog_reload_interval_s: float = 0.25
+    # While changes keep coming (this instance's own writes and other instances'), each instance serves one new
+    # snapshot per interval, on the wall clock's ticks, whatever the write rate; a lone change is served at once.
+    # Each new snapshot costs the cluster the answers cached on the one before (README, "Writes under load").
+    catalog_reload_interval_s: float = 1.0
     # Recommendations computed while the database is down wait in memory (at most this many) and are retried.
     pending_retry_s: float = 1.0
     pending_capacity: int = 10_000

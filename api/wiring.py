@@ -6,9 +6,11 @@ import asyncio
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from litestar import Request
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -25,7 +27,7 @@ from api.services.catalog_sync import CatalogSync
 from api.services.catalog_view import CatalogView
 from api.services.recommendation_store import RecommendationStore
 from api.settings import Settings
-from domain.catalog import Catalog, CatalogError
+from domain.catalog import Catalog, CatalogError, Offer
 from domain.workloads.results import ExchangeRate
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,8 @@ class Services:
             # when the two are equal, so readiness stops reporting the fallback.
             current_version=lambda: self.view.version if self.view.source == "database" else "",
             reload=self.reload_catalog,
+            share=self.shared_snapshot,
+            adopt=self.adopt_snapshot,
         )
 
     @classmethod
@@ -135,16 +139,31 @@ class Services:
         except CatalogError:
             return None
 
+    def shared_snapshot(self) -> bytes | None:
+        """The served version and offers, for the other instances of a tick; None when not the database's."""
+        view = self.view
+        return _SNAPSHOT_ENCODER.encode((view.version, view.catalog.offers)) if view.source == "database" else None
+
+    async def adopt_snapshot(self, payload: bytes) -> bool:
+        """Serve the snapshot another instance read for this tick (the database's when this one cannot build it,
+        e.g. it lacks a change to the other tables); False for a payload that does not decode."""
+        try:
+            version, offers = _SNAPSHOT_DECODER.decode(payload)
+        except msgspec.MsgspecError:
+            return False
+        await self.reload_catalog(partial(_with_offer_list, offers=offers, version=version))
+        return True
+
     async def stored_version(self) -> str | None:
         """The version the database says is current."""
         async with asyncio.timeout(5.0), self.sessions() as session:
             return await stored_version(session)
 
     async def catalog_changed(self, version: str, change: Callable[[Catalog], Catalog] | None = None) -> None:
-        """After a committed change to `version`: serve it here (`change`: without reading it back), tell the other
-        instances."""
-        await self.reload_catalog(change)
+        """After a committed change to `version`: tell the other instances, serve it here (`change`: without reading
+        it back) now, or with the other changes of this interval at its end."""
         await self.sync.publish(version)
+        await self.sync.reload_soon(partial(self.reload_catalog, change))
 
     async def database_ok(self) -> bool:
         """Whether the database answers a trivial query within the timeout."""
@@ -178,6 +197,18 @@ async def _initial_view(engine: AsyncEngine, database_url: str) -> CatalogView:
     except CatalogError as error:
         log.error("the stored catalog is invalid, serving the reference data: %s", error)
     return CatalogView(load_reference_catalog(), source="reference", loaded_at=now)
+
+
+_SNAPSHOT_ENCODER = msgspec.msgpack.Encoder()
+_SNAPSHOT_DECODER = msgspec.msgpack.Decoder(tuple[str, list[Offer]])
+
+
+def _with_offer_list(catalog: Catalog, *, offers: list[Offer], version: str) -> Catalog:
+    """`catalog` with exactly `offers`; CatalogError unless that makes `version` (the other tables differ)."""
+    changed = catalog.with_offer_list(offers)
+    if changed.version != version:
+        raise CatalogError([f"the shared offers make version {changed.version}, not {version}"])
+    return changed
 
 
 def _publish(view: CatalogView) -> None:

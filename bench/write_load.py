@@ -13,8 +13,9 @@ What it does:
    round-robin, health-checked on /health/ready;
 2. drives `--requests` requests (default 3000) over `--connections` keep-alive connections twice, through HAProxy:
    first reads only, then the same reads with `--write-share` percent (default 6) of them replaced by
-   `PUT /v1/admin/offers/{id}`, each a new price of one of the seeded offers (so every write changes the catalog,
-   bumps its version and makes every instance reload). The reads (`--mix`) are the load benchmark's mix
+   `PUT /v1/admin/offers/{id}`, each a new price of one of the seeded offers (so every write changes the catalog
+   and its version; under this stream each instance serves one new snapshot per GPU_ADVISOR_CATALOG_RELOAD_INTERVAL_S,
+   read once for all of them: README, "Writes under load"). The reads (`--mix`) are the load benchmark's mix
    (bench/load.py: catalog reads, recommendations repeated and new, stored recommendations, estimates, TCO;
    `service`, the default) or catalog reads alone (lists, single GPUs, comparisons, offers, models, systems:
    `catalog`, every answer a cached body, so a write's own cost weighs most). A new price changes what every

@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from collections.abc import Awaitable, Callable
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from api.services.background import cancel_requested, stop_tasks
+from api.services.catalog_ticks import CHANNEL as TICKS
+from api.services.catalog_ticks import TickShare
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +54,22 @@ class CatalogSync:
         stored_version: Callable[[], Awaitable[str | None]],
         current_version: Callable[[], str],
         reload: Callable[[], Awaitable[object]],
+        share: Callable[[], bytes | None] | None = None,
+        adopt: Callable[[bytes], Awaitable[bool]] | None = None,
     ) -> None:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=timeout_s) if redis_url else None
+        self._ticks = (
+            TickShare(
+                self._redis,
+                interval_s=reload_interval_s,
+                timeout_s=timeout_s,
+                reload=reload,
+                share=share,
+                adopt=adopt,
+            )
+            if self._redis is not None and share is not None and adopt is not None and reload_interval_s > 0
+            else None
+        )
         self._timeout_s = timeout_s
         self._poll_s = poll_s
         self._reload_interval_s = reload_interval_s
@@ -60,6 +78,8 @@ class CatalogSync:
         self._current_version = current_version
         self._reload = reload
         self._tasks: list[asyncio.Task[None]] = []
+        # The one reload this instance owes at the end of the current interval, when a change came within it.
+        self._later: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._tasks.append(asyncio.create_task(self._poll(), name="catalog-poll"))
@@ -67,8 +87,8 @@ class CatalogSync:
             self._tasks.append(asyncio.create_task(self._listen(), name="catalog-listen"))
 
     async def stop(self) -> None:
-        await stop_tasks(self._tasks, "catalog sync")
-        self._tasks = []
+        await stop_tasks([*self._tasks, *([self._later] if self._later is not None else [])], "catalog sync")
+        self._tasks, self._later = [], None
         if self._redis is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.aclose()
@@ -78,15 +98,57 @@ class CatalogSync:
         if self._redis is not None:
             await publish_version(self._redis, version, self._timeout_s)
 
+    async def reload_soon(self, now: Callable[[], Awaitable[object]] | None = None) -> bool:
+        """Reload now (by `now` when given, else from the database) if the last reload began an interval ago or
+        more; else once when the interval ends, from the database. True when it reloaded now.
+
+        Every change, this instance's own writes as much as other instances' versions, goes through here: under a
+        stream of writes each instance serves one new snapshot per interval, so what a new snapshot costs (the
+        answers computed again on it, the reload, the wire objects) is paid per interval, not per write. A lone
+        change is served at once.
+        """
+        loop = asyncio.get_running_loop()
+        if self._later is None and loop.time() >= self._next_reload_at:
+            self._next_reload_at = loop.time() + self._reload_interval_s
+            await (now or self._reload)()
+            return True
+        if self._later is None:
+            self._later = asyncio.create_task(self._reload_later(), name="catalog-reload-later")
+        return False
+
+    async def settled(self) -> None:
+        """Wait for the reload this instance owes, if any (for a caller that must read what was written; a test
+        client may run on a loop of its own)."""
+        if (later := self._later) is None:
+            return
+        if later.get_loop() is asyncio.get_running_loop():
+            await asyncio.shield(later)
+        else:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(asyncio.wait([later]), later.get_loop()))
+
+    async def _reload_later(self) -> None:
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, self._next_reload_at - loop.time())
+        tick = 0
+        if (interval := self._reload_interval_s) > 0:
+            # On the wall clock's ticks, so that every instance reloads at the same moments and one of them reads
+            # for all (catalog_ticks.py). A due time a hair past a tick is that tick: the loop's clock and the wall
+            # clock drift apart.
+            tick = math.ceil((time.time() + wait) / interval - 0.01)
+            wait = max(wait, tick * interval - time.time())
+        at = loop.time() + wait
+        await asyncio.sleep(wait)
+        # A change from here on needs a read that begins after it: the next tick's.
+        self._next_reload_at = at + self._reload_interval_s
+        self._later = None
+        try:
+            await (self._ticks.reload(tick) if self._ticks is not None else self._reload())
+        except Exception as error:  # the poll catches up
+            log.warning("catalog reload failed: %s", error)
+
     async def _reload_if_changed(self, version: str | None) -> None:
         if version and version != self._current_version():
-            # Under a stream of writes elsewhere, one reload per interval: each reload costs this instance a read of
-            # the offers and a new snapshot, and the versions that arrive meanwhile are one reload.
-            loop = asyncio.get_running_loop()
-            if (wait := self._next_reload_at - loop.time()) > 0:
-                await asyncio.sleep(wait)
-            await self._reload()
-            self._next_reload_at = loop.time() + self._reload_interval_s
+            await self.reload_soon()
 
     async def _poll(self) -> None:
         while True:
@@ -106,17 +168,23 @@ class CatalogSync:
         while True:
             try:
                 async with self._redis.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL)
+                    await pubsub.subscribe(CHANNEL, TICKS)
                     backoff = 0.5
                     # redis-py's get_message can swallow a cancellation and return None: ask the task itself.
                     while not cancel_requested():
                         message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                         # A burst of writes elsewhere is one reload here: only the newest version matters.
-                        while message and (newer := await pubsub.get_message(ignore_subscribe_messages=True)):
-                            message = newer
-                        if message and message.get("type") == "message":
-                            data = message["data"]
-                            await self._reload_if_changed(data.decode() if isinstance(data, bytes) else str(data))
+                        newest = None
+                        while message:
+                            if message.get("type") == "message":
+                                channel, data = (_text(message[part]) for part in ("channel", "data"))
+                                if channel != TICKS:
+                                    newest = data
+                                elif self._ticks is not None and data.isdigit():
+                                    self._ticks.announced(int(data))
+                            message = await pubsub.get_message(ignore_subscribe_messages=True)
+                        if newest:
+                            await self._reload_if_changed(newest)
                 raise asyncio.CancelledError
             except asyncio.CancelledError:
                 raise
@@ -126,3 +194,7 @@ class CatalogSync:
                 log.debug("catalog subscription lost: %s", error)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 10.0)
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

@@ -151,6 +151,12 @@ class Catalog:
         copy._set_offers(tuple(sorted([*kept, *upserts], key=lambda r: r.id)), by_gpu)
         return copy
 
+    def with_offer_list(self, offers: Sequence[Offer]) -> Catalog:
+        """This snapshot with exactly these offers (those equal to its own kept, the others swapped in or out)."""
+        known = {offer.id: offer for offer in self.offers}
+        live = {offer.id for offer in offers}
+        return self.with_offers([o for o in offers if known.get(o.id) != o], [i for i in known if i not in live])
+
     def __setattr__(self, name: str, value: Any) -> None:
         if getattr(self, "_sealed", False):
             raise AttributeError(f"a catalog snapshot is immutable: cannot set {name!r}")

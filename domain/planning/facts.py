@@ -21,7 +21,7 @@ from domain.performance.layout import Layout
 from domain.performance.training import Shape
 from domain.workloads.requests import LayoutRequest
 
-# Requests vary in lengths and caps, so the store is bounded (oldest entries go first).
+# Requests vary in lengths and caps, so the store is bounded (see Facts).
 FACTS_MAX = 8192
 T = TypeVar("T")
 
@@ -295,37 +295,63 @@ class OwnedMonthlyFact(Fact, frozen=True, kw_only=True, gc=False):
 
 
 class Facts:
-    """A bounded store of facts by their keys; a fact, once built, never changes."""
+    """A bounded store of facts by their keys; a fact, once built, never changes.
+
+    Segmented: a new fact waits on probation (a fifth of the store) and joins the protected rest when asked for
+    again. A stream of one-off requests (each new load, length or budget builds a few hundred facts) then turns over
+    the probation alone, instead of flushing the facts every repeated request shares: those would otherwise be built
+    again, at several times the cost, each time the catalog changes and the answers cached by version must be
+    computed again.
+    """
 
     def __init__(self, limit: int = FACTS_MAX) -> None:
         self.limit = limit
-        self._store: dict[Fact, Any] = {}
+        self._probation: dict[Fact, Any] = {}
+        self._protected: dict[Fact, Any] = {}
 
     def get(self, key: Fact, build: Callable[[], T]) -> T:
         """The fact under `key`, built once."""
-        store = self._store
+        protected = self._protected
         try:
-            found: T = store[key]
+            found: T = protected[key]
         except KeyError:
-            if len(store) >= self.limit:
-                # The oldest quarter goes: the hot shapes of the last few thousand requests stay.
-                for old in list(islice(store, max(1, self.limit // 4))):
-                    del store[old]
-            found = store[key] = build()
+            pass
+        else:
+            # Least recently used goes first: a hit moves the fact to the end.
+            del protected[key]
+            protected[key] = found
+            return found
+        probation = self._probation
+        try:
+            found = probation.pop(key)
+        except KeyError:
+            found = probation[key] = build()
+            _trim(probation, max(1, self.limit // 5))
+            return found
+        protected[key] = found
+        _trim(protected, max(1, self.limit - len(probation)))
         return found
 
     def peek(self, key: Fact) -> Any:
         """The fact under `key` if it was built, else None."""
-        return self._store.get(key)
+        return self._protected.get(key, self._probation.get(key))
 
     def items(self) -> list[tuple[Fact, Any]]:
-        return list(self._store.items())
+        return [*self._protected.items(), *self._probation.items()]
 
     def clear(self) -> None:
-        self._store.clear()
+        self._probation.clear()
+        self._protected.clear()
 
     def __len__(self) -> int:
-        return len(self._store)
+        return len(self._probation) + len(self._protected)
+
+
+def _trim(store: dict[Fact, Any], limit: int) -> None:
+    """Drop the oldest entries beyond `limit`."""
+    if len(store) > limit:
+        for old in list(islice(store, len(store) - limit)):
+            del store[old]
 
 
 # The process's store: keys name the catalog, so snapshots (and their versions) never mix.

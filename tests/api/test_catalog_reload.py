@@ -72,6 +72,8 @@ async def test_an_offer_changed_elsewhere_is_swapped_in_without_reading_the_whol
     changed = before[CHANGED] | {"usd_per_gpu_hour": 2.49, "as_of": "2026-11-20", "source": "the provider's page"}
     assert (await first.put(f"/v1/admin/offers/{CHANGED}", json=changed, headers=HEADERS)).status_code == 200
     assert (await first.delete(f"/v1/admin/offers/{removed}", headers=HEADERS)).status_code == 204
+    # The second change came within the reload interval of the first: the writer serves both once it ends.
+    await services_of(first).sync.settled()
     reads = no_whole_reads(monkeypatch)
 
     view = await services_of(second).reload_catalog()
@@ -80,6 +82,29 @@ async def test_an_offer_changed_elsewhere_is_swapped_in_without_reading_the_whol
     assert view.version == services_of(first).view.version
     served = await offers(second)
     assert served[CHANGED]["usd_per_gpu_hour"] == 2.49 and removed not in served
+
+
+async def test_writes_within_the_interval_are_one_new_snapshot_at_its_end(pair: tuple[Client, Client]) -> None:
+    """Every new snapshot costs every answer cached on the one before: a stream of writes is one per interval."""
+    first, _ = pair
+    services = services_of(first)
+    offer = (await offers(first))[CHANGED]
+    seeded = services.view.version
+    prices = [2.41, 2.42, 2.43, 2.44, 2.45]
+    for price in prices:
+        response = await first.put(
+            f"/v1/admin/offers/{CHANGED}", json=offer | {"usd_per_gpu_hour": price}, headers=HEADERS
+        )
+        assert response.status_code == 200, response.text
+        if price == prices[0]:
+            served_at_once = services.view.version
+    assert seeded != served_at_once == services.view.version  # the first at once, the others wait
+    assert (await offers(first))[CHANGED]["usd_per_gpu_hour"] == prices[0]
+
+    await services.sync.settled()
+
+    assert services.view.version == await services.stored_version()
+    assert (await offers(first))[CHANGED]["usd_per_gpu_hour"] == prices[-1]
 
 
 async def test_a_change_beyond_offers_reloads_the_whole_catalog(

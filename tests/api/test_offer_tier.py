@@ -62,6 +62,8 @@ async def test_put_get_history_and_csv_keep_the_tier(admin: Client) -> None:
     body = out.getvalue()
     imported = await admin.post("/v1/admin/offers:bulk", content=body, headers=HEADERS | {"Content-Type": "text/csv"})
     assert imported.status_code == 200, imported.text
+    # The import came within the reload interval of the write before it: served when the interval ends.
+    await admin.app.state.services.sync.settled()
     assert (await listed(admin, "runpod-h100-pcie-community-test"))["tier"] == "community"
 
 

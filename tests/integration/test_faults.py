@@ -98,6 +98,12 @@ async def put_offer(client: httpx.AsyncClient, offer: dict[str, Any], price: flo
     return await client.put(f"/v1/admin/offers/{offer['id']}", json=offer | {"usd_per_gpu_hour": price}, headers=ADMIN)
 
 
+async def serves(client: httpx.AsyncClient, offer_id: str, price: float) -> bool:
+    """Whether the instance serves the offer at this price (a write within the reload interval of the one before it
+    is served when the interval ends)."""
+    return (await offers(client)).get(offer_id, {}).get("usd_per_gpu_hour") == price
+
+
 async def history(client: httpx.AsyncClient, offer_id: str) -> list[tuple[str, float | None, float | None]]:
     response = await client.get(f"/v1/offers/{offer_id}/history")
     assert response.status_code == 200, response.text
@@ -216,7 +222,7 @@ async def test_acknowledged_writes_survive_redis_then_postgres_outages(
         assert status == 200 and body["redis"] == "degraded" and body["database"] == "ok", body
         changed = await put_offer(client, existing, 2.65)
         assert changed.status_code == 200, changed.text
-        assert (await offers(client))[EXISTING_OFFER]["usd_per_gpu_hour"] == 2.65
+        await wait_until("the instance serves the new price", lambda: serves(client, EXISTING_OFFER, 2.65))
         own_redis.start()
         await wait_for_ping(own_redis.url)
         await wait_until("readiness reports redis ok after its restart", lambda: redis_ok(client))
@@ -250,6 +256,7 @@ async def test_acknowledged_writes_survive_redis_then_postgres_outages(
         assert await history(client, NEW_OFFER) == [("created", None, 4.56)]
         changed = await put_offer(client, existing, 2.45)
         assert changed.status_code == 200, changed.text
+        await wait_until("the instance serves the new price", lambda: serves(client, EXISTING_OFFER, 2.45))
         listed = await offers(client)
         assert listed[EXISTING_OFFER]["usd_per_gpu_hour"] == 2.45 and listed[NEW_OFFER]["usd_per_gpu_hour"] == 4.56
         stored = await stored_recommendations(own_postgres.url, [rec_before["id"], rec_redis_down["id"]])

@@ -4,18 +4,19 @@ answered for itself, and one a batch cannot take fails alone."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import msgspec
 import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from api.adapters.storage.catalog_repository import load_catalog, lock_catalog_writes, stored_version
+from api.adapters.storage.catalog_repository import load_catalog, lock_catalog_writes, offer_columns, stored_version
 from api.adapters.storage.database import create_engine, create_session_factory
 from api.adapters.storage.model_repository import write_model
 from api.adapters.storage.offer_repository import OfferChange, WriteReport
 from api.adapters.storage.offer_writer import OfferWriter
-from api.adapters.storage.tables import OfferPriceHistoryRow
+from api.adapters.storage.tables import OfferPriceHistoryRow, OfferRow
 from domain.catalog import Catalog, CatalogError
 
 pytestmark = pytest.mark.integration
@@ -141,3 +142,71 @@ async def waiting_advisory_locks(sessions: async_sessionmaker[AsyncSession]) -> 
                 return waiting
         await asyncio.sleep(0.02)
     return 0
+
+
+async def test_both_statement_paths_store_exactly_the_offer_and_its_history(seeded_postgres: str) -> None:
+    """The writer's own statements (given a current snapshot) and the SQLAlchemy ones it falls back to (given none)
+    store the same thing: each offer's columns as written, and one history row per change."""
+    catalog, _, _ = await stored(seeded_postgres)
+    writer = OfferWriter(seeded_postgres)
+    writer.start()
+    expected: dict[str, dict[str, Any]] = {}
+    try:
+        for offer, current, actor in ((catalog.offers[0], catalog, "own"), (catalog.offers[1], None, "fallback")):
+            changed = msgspec.structs.replace(offer, usd_per_gpu_hour=9.8765, notes="n", region="eu")
+            created = msgspec.structs.replace(changed, id=f"{offer.id}-copy")
+            report = await writer.write(OfferChange([changed, created], [], actor), current)
+            assert (report.updated, report.created) == ([offer.id], [created.id])
+            assert (await writer.write(OfferChange([], [created.id], actor), current)).deleted == [created.id]
+            expected[actor] = {"row": offer_columns(changed), "previous": offer.usd_per_gpu_hour}
+    finally:
+        await writer.close()
+    engine = create_engine(seeded_postgres)
+    try:
+        async with create_session_factory(engine)() as session:
+            for actor, wanted in expected.items():
+                row = (
+                    await session.execute(select(OfferRow.__table__).where(OfferRow.id == wanted["row"]["id"]))
+                ).one()
+                assert {column: row._mapping[column] for column in wanted["row"]} == wanted["row"]
+                assert row.gone_at is None
+                history = await session.execute(
+                    select(OfferPriceHistoryRow.__table__)
+                    .where(OfferPriceHistoryRow.actor == actor)
+                    .order_by(OfferPriceHistoryRow.id)
+                )
+                assert [(h.change, h.previous_usd_per_gpu_hour, h.usd_per_gpu_hour) for h in history] == [
+                    ("updated", wanted["previous"], 9.8765),
+                    ("created", None, 9.8765),
+                    ("deleted", 9.8765, None),
+                ]
+    finally:
+        await engine.dispose()
+
+
+async def test_a_connection_the_database_closed_is_replaced_before_the_batch(seeded_postgres: str) -> None:
+    """After a database restart the writer's kept connection is dead: the next batch opens a new one instead of
+    failing (what a pool's pre-ping did for SQLAlchemy's connections)."""
+    catalog, _, _ = await stored(seeded_postgres)
+    offer = catalog.offers[0]
+    writer = OfferWriter(seeded_postgres)
+    writer.start()
+    engine = create_engine(seeded_postgres)
+    try:
+        first = msgspec.structs.replace(offer, usd_per_gpu_hour=7.1)
+        assert (await writer.write(OfferChange([first], [], "t"), catalog)).updated == [offer.id]
+        async with engine.connect() as connection:
+            killed = await connection.scalar(
+                text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name = ''"
+                )
+            )
+        assert killed
+        second = msgspec.structs.replace(offer, usd_per_gpu_hour=7.2)
+        assert (await writer.write(OfferChange([second], [], "t"), catalog)).updated == [offer.id]
+    finally:
+        await writer.close()
+        await engine.dispose()
+    after, _, _ = await stored(seeded_postgres)
+    assert {o.id: o.usd_per_gpu_hour for o in after.offers}[offer.id] == 7.2

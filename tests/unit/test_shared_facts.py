@@ -155,6 +155,26 @@ def test_a_fact_is_built_once_per_key_and_keys_of_another_catalog_never_meet() -
     assert built == ["a", "c"]
 
 
+def test_a_stream_of_one_off_requests_keeps_the_facts_repeated_requests_share() -> None:
+    store = Facts(limit=200)
+    built: list[str] = []
+
+    def fact(name: str) -> str:
+        return store.get(ModelFact(catalog="v1", model=name), lambda: built.append(name) or name)
+
+    hot = [f"hot-{number}" for number in range(40)]
+    for _ in range(2):  # asked for again: what repeated requests share
+        for name in hot:
+            fact(name)
+    for number in range(5000):  # each new load, length or budget: facts nobody asks for again
+        fact(f"once-{number}")
+        assert len(store) <= 200
+    built.clear()
+    for name in hot:
+        fact(name)
+    assert built == []
+
+
 def test_a_shared_speed_model_keeps_a_bounded_set_of_points(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(serving, "POINTS_KEPT", 20)
     catalog = load_reference_catalog()

@@ -246,18 +246,33 @@ def history_row(
 ) -> OfferPriceHistoryRow:
     """The history entry for one change of an offer."""
     return OfferPriceHistoryRow(
-        offer_id=offer.id,
-        change=change,
-        actor=actor,
-        usd_per_gpu_hour=None if change == "deleted" else offer.usd_per_gpu_hour,
-        previous_usd_per_gpu_hour=previous,
-        pricing=offer.pricing,
-        tier=offer.tier,
-        as_of=offer.as_of,
-        source=offer.source,
-        superseded_by=superseded_by,
-        recorded_at=now,
+        **history_values(offer, change=change, actor=actor, previous=previous, now=now, superseded_by=superseded_by)
     )
+
+
+def history_values(
+    offer: Offer,
+    *,
+    change: str,
+    actor: str,
+    previous: float | None,
+    now: datetime,
+    superseded_by: str | None = None,
+) -> dict[str, Any]:
+    """The columns of the history entry for one change of an offer."""
+    return {
+        "offer_id": offer.id,
+        "change": change,
+        "actor": actor,
+        "usd_per_gpu_hour": None if change == "deleted" else offer.usd_per_gpu_hour,
+        "previous_usd_per_gpu_hour": previous,
+        "pricing": offer.pricing,
+        "tier": offer.tier,
+        "as_of": offer.as_of,
+        "source": offer.source,
+        "superseded_by": superseded_by,
+        "recorded_at": now,
+    }
 
 
 def _keep_feed_state(table: str, stored: dict[str, Any], document: dict[str, Any]) -> dict[str, Any]:

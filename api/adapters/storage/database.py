@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import asyncpg
 import msgspec
 from sqlalchemy import Engine, event
 from sqlalchemy import create_engine as sqlalchemy_create_engine
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.pool import SingletonThreadPool
 
 # What a database call raises when the database is unreachable, slow or refusing: callers answer 503 or retry.
-DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
+DATABASE_ERRORS = (SQLAlchemyError, OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError)
 # SQLSTATE classes of a refusal of the data itself (data exception, integrity violation): retrying cannot help.
 _REFUSED_CLASSES = ("22", "23")
 
@@ -23,6 +24,8 @@ def refused_data(error: BaseException) -> bool:
     """Whether the database refused this data (permanent), rather than being unreachable or failing for now."""
     if isinstance(error, DataError | IntegrityError):
         return True
+    if isinstance(error, asyncpg.PostgresError):  # the offer writer's own statements (offer_statements.py)
+        return isinstance(error.sqlstate, str) and error.sqlstate[:2] in _REFUSED_CLASSES
     if isinstance(error, DBAPIError):
         code = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
         return isinstance(code, str) and code[:2] in _REFUSED_CLASSES

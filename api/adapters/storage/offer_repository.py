@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar
+from types import SimpleNamespace
+from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 import msgspec
-from sqlalchemy import func, select
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from api.adapters.storage.catalog_repository import (
     add_to_offers_digest,
-    history_row,
+    history_values,
     load_catalog,
     lock_catalog_writes,
     offer_columns,
@@ -81,6 +82,40 @@ class OfferChange:
 async def write_offer_batch(
     session: AsyncSession, changes: Sequence[OfferChange], *, current: Catalog | None = None
 ) -> list[WriteReport]:
+    """Apply several clients' changes, in order, in the session's transaction and one new catalog version."""
+    return await write_batch(SessionTables(session), changes, current=current)
+
+
+class RowChanges(NamedTuple):
+    """What one batch does to the offer rows: column values by kind of change, and the history rows."""
+
+    deleted: list[str]
+    created: list[dict[str, Any]]
+    updated: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+
+
+class OfferTables(Protocol):
+    """The reads and writes of one batch of offer changes, on one open transaction."""
+
+    async def digests(self) -> tuple[int, int] | None: ...
+
+    async def lock(self, *, shared: bool) -> None: ...
+
+    async def catalog(self) -> Catalog | None: ...
+
+    async def locked_rows(self, ids: Sequence[str]) -> dict[str, SimpleNamespace]: ...
+
+    async def store(self, rows: RowChanges) -> None: ...
+
+    async def move_offers_digest(self, delta: int, now: datetime) -> str | None: ...
+
+    async def record(self, now: datetime) -> str: ...
+
+
+async def write_batch(
+    tables: OfferTables, changes: Sequence[OfferChange], *, current: Catalog | None = None
+) -> list[WriteReport]:
     """Apply several clients' changes, in order, in one transaction and one new catalog version.
 
     Each change gets its own report (a later one sees what an earlier one wrote); all share the version. Other
@@ -88,19 +123,19 @@ async def write_offer_batch(
     the commit, the row of the offers' digest.
     """
     now = datetime.now(UTC)
-    digests = await stored_digests(session)
+    digests = await tables.digests()
     # Without stored digests (a store just migrated) the version can only be computed from every table, held still.
-    await lock_catalog_writes(session, shared=digests is not None)
+    await tables.lock(shared=digests is not None)
     # Offers only reference the other tables, which the shared lock holds still: `current` checks them when its
     # digest of them is the stored one, and is never used for other offers (other writers may be changing them).
     fresh = digests is not None and current is not None and current.structure_digest == digests[0]
-    base = current if fresh else await load_catalog(session)
+    base = current if fresh else await tables.catalog()
     ids = sorted({offer.id for change in changes for offer in change.upserts} | {i for c in changes for i in c.deletes})
-    # Locked in id order, so two batches that share offers wait for each other instead of deadlocking.
-    rows = await session.scalars(select(OfferRow).where(OfferRow.id.in_(ids)).order_by(OfferRow.id).with_for_update())
-    stored = {row.id: row for row in rows.all()}
+    original = await tables.locked_rows(ids)
+    stored = dict(original)
     before = {offer_id: _live_offer(row) for offer_id, row in stored.items()}
-    reports = [await _apply(session, stored, change, now) for change in changes]
+    history: list[dict[str, Any]] = []
+    reports = [_apply(stored, change, now, history) for change in changes]
     if not any(report.changed for report in reports):
         return reports
     after = {offer_id: _live_offer(row) for offer_id, row in stored.items()}
@@ -109,54 +144,113 @@ async def write_offer_batch(
     gone = [i for i in changed_ids if after.get(i) is None]
     if base is not None:
         base.with_offers(written, gone)  # raises CatalogError (the caller rolls back) for an unknown GPU or provider
-    await session.flush()
+    await tables.store(_row_changes(original, stored, history))
     removed = [offer for i in changed_ids if (offer := before.get(i)) is not None]
-    version = await add_to_offers_digest(session, offers_delta(written, removed), now) if digests else None
+    version = await tables.move_offers_digest(offers_delta(written, removed), now) if digests else None
     if version is None:  # no digests stored yet: this writer holds the exclusive lock
-        version = await record_catalog(session, now)
+        version = await tables.record(now)
     for report in reports:
         report.version, report.written, report.gone = version, written, gone
     return reports
 
 
-def _live_offer(row: OfferRow | None) -> Offer | None:
+OFFERS = cast("Table", OfferRow.__table__)
+HISTORY = cast("Table", OfferPriceHistoryRow.__table__)
+
+
+class SessionTables:
+    """The batch's statements through SQLAlchemy, on either dialect."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self._session = session
+
+    async def digests(self) -> tuple[int, int] | None:
+        return await stored_digests(self._session)
+
+    async def lock(self, *, shared: bool) -> None:
+        await lock_catalog_writes(self._session, shared=shared)
+
+    async def catalog(self) -> Catalog | None:
+        return await load_catalog(self._session)
+
+    async def locked_rows(self, ids: Sequence[str]) -> dict[str, SimpleNamespace]:
+        # Locked in id order, so two batches that share offers wait for each other instead of deadlocking.
+        statement = select(OFFERS).where(OFFERS.c.id.in_(ids)).order_by(OFFERS.c.id).with_for_update()
+        return {row.id: SimpleNamespace(**row._mapping) for row in await self._session.execute(statement)}
+
+    async def store(self, rows: RowChanges) -> None:
+        session = self._session
+        if rows.deleted:
+            await session.execute(delete(OFFERS).where(OFFERS.c.id.in_(rows.deleted)))
+        if rows.created:
+            await session.execute(insert(OFFERS), rows.created)
+        if rows.updated:
+            # Every column but the key is set, from each row's own values (SET takes the first row's keys).
+            statement = update(OFFERS).where(OFFERS.c.id == bindparam("row_id"))
+            await session.execute(statement, [_without_id(row) | {"row_id": row["id"]} for row in rows.updated])
+        if rows.history:
+            await session.execute(insert(HISTORY), rows.history)
+
+    async def move_offers_digest(self, delta: int, now: datetime) -> str | None:
+        return await add_to_offers_digest(self._session, delta, now)
+
+    async def record(self, now: datetime) -> str:
+        return await record_catalog(self._session, now)
+
+
+def _row_changes(
+    original: dict[str, SimpleNamespace], stored: dict[str, SimpleNamespace], history: list[dict[str, Any]]
+) -> RowChanges:
+    """The rows as `_apply` left them, by kind of change (a changed row is a new object)."""
+    return RowChanges(
+        deleted=[offer_id for offer_id in original if offer_id not in stored],
+        created=[vars(row) for offer_id, row in stored.items() if offer_id not in original],
+        updated=[vars(row) for offer_id, row in stored.items() if row is not original.get(offer_id, row)],
+        history=history,
+    )
+
+
+def _without_id(columns: dict[str, Any]) -> dict[str, Any]:
+    return {column: value for column, value in columns.items() if column != "id"}
+
+
+def _live_offer(row: SimpleNamespace | None) -> Offer | None:
     """The offer a row puts in the catalog: None for a deleted row and for one a price feed no longer returns."""
     if row is None or row.gone_at is not None:
         return None
     return msgspec.convert(offer_from_row(row), Offer)
 
 
-async def _apply(session: AsyncSession, stored: dict[str, OfferRow], change: OfferChange, now: datetime) -> WriteReport:
-    """One change on the rows (`stored` is kept current for the changes after it)."""
+def _apply(
+    stored: dict[str, SimpleNamespace], change: OfferChange, now: datetime, history: list[dict[str, Any]]
+) -> WriteReport:
+    """One change on the rows (`stored` is kept current for the changes after it; a changed row is a new object)."""
     report = WriteReport()
     for offer in change.upserts:
         row = stored.get(offer.id)
         if row is None:
-            row = OfferRow(**offer_columns(offer), updated_at=now)
-            session.add(row)
-            stored[offer.id] = row
-            session.add(history_row(offer, change="created", actor=change.actor, previous=None, now=now))
+            stored[offer.id] = SimpleNamespace(
+                **offer_columns(offer), updated_at=now, feed=None, last_seen_at=None, gone_at=None
+            )
+            history.append(history_values(offer, change="created", actor=change.actor, previous=None, now=now))
             report.created.append(offer.id)
             continue
         if row.gone_at is None and offer_from_row(row) == msgspec.structs.asdict(offer):
             report.unchanged.append(offer.id)
             continue
-        previous = row.usd_per_gpu_hour
-        for column, value in offer_columns(offer).items():
-            setattr(row, column, value)
         # An administrator's offer is served, also one a price feed stopped returning.
-        row.updated_at, row.gone_at = now, None
-        session.add(history_row(offer, change="updated", actor=change.actor, previous=previous, now=now))
+        stored[offer.id] = SimpleNamespace(**(vars(row) | offer_columns(offer) | {"updated_at": now, "gone_at": None}))
+        previous = row.usd_per_gpu_hour
+        history.append(history_values(offer, change="updated", actor=change.actor, previous=previous, now=now))
         report.updated.append(offer.id)
     for offer_id in change.deletes:
-        stored_row = stored.pop(offer_id, None)
-        if stored_row is None:
+        gone_row = stored.pop(offer_id, None)
+        if gone_row is None:
             continue
-        gone = msgspec.convert(offer_from_row(stored_row), Offer)
-        session.add(
-            history_row(gone, change="deleted", actor=change.actor, previous=stored_row.usd_per_gpu_hour, now=now)
+        gone = msgspec.convert(offer_from_row(gone_row), Offer)
+        history.append(
+            history_values(gone, change="deleted", actor=change.actor, previous=gone_row.usd_per_gpu_hour, now=now)
         )
-        await session.delete(stored_row)
         report.deleted.append(offer_id)
     return report
 

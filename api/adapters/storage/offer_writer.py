@@ -10,16 +10,20 @@ one lock, one catalog computation and one version per batch.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 
+import asyncpg
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from api.adapters.storage.database import DATABASE_ERRORS, create_engine, create_session_factory
-from api.adapters.storage.offer_repository import OfferChange, WriteReport, write_offer_batch
+from api.adapters.storage.offer_repository import OfferChange, WriteReport, write_batch, write_offer_batch
+from api.adapters.storage.offer_statements import ConnectionTables, NeedsSession
 from domain.catalog import Catalog, CatalogError
 
 log = logging.getLogger(__name__)
@@ -37,6 +41,9 @@ class OfferWriter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._engine: AsyncEngine | None = None
+        # asyncpg's own form of the URL, for the connection the batches run on (the engine takes what it leaves).
+        self._dsn = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+        self._connection: asyncpg.Connection | None = None
         self._sessions: async_sessionmaker[AsyncSession] | None = None
         self._queue: list[_Job] = []
         self._wake: asyncio.Event | None = None
@@ -62,6 +69,8 @@ class OfferWriter:
             try:
                 loop.run_forever()
             finally:
+                if self._connection is not None:
+                    loop.run_until_complete(self._connection.close(timeout=5.0))
                 loop.run_until_complete(self._engine.dispose())
                 loop.close()
 
@@ -135,8 +144,32 @@ class OfferWriter:
         assert self._sessions is not None
         # The newest snapshot any client had: the closest to what is stored.
         current = batch[-1][1]
-        async with self._sessions() as session, session.begin():
-            return await write_offer_batch(session, [change for change, _, _ in batch], current=current)
+        changes = [change for change, _, _ in batch]
+        try:
+            return await self._on_connection(changes, current)
+        except NeedsSession:
+            async with self._sessions() as session, session.begin():
+                return await write_offer_batch(session, changes, current=current)
+
+    async def _on_connection(self, changes: list[OfferChange], current: Catalog | None) -> list[WriteReport]:
+        """The batch on the writer's own connection; one opened anew when the kept one turns out to be closed."""
+        for attempt in range(2):
+            connection = self._connection or await asyncpg.connect(self._dsn, timeout=5.0, command_timeout=30.0)
+            self._connection = connection
+            began = False
+            try:
+                async with connection.transaction():
+                    began = True
+                    return await write_batch(ConnectionTables(connection), changes, current=current)
+            except (asyncpg.InterfaceError, asyncpg.PostgresConnectionError, OSError):
+                self._connection = None
+                with contextlib.suppress(Exception):
+                    connection.terminate()
+                # A connection the database closed while it was idle (a restart) fails at BEGIN, before anything
+                # was sent: one new connection may take the batch. Anything later is the database's answer.
+                if began or attempt:
+                    raise
+        raise AssertionError("unreachable")
 
 
 def _settle(
