@@ -162,7 +162,7 @@ class Services:
     async def catalog_changed(self, version: str, change: Callable[[Catalog], Catalog] | None = None) -> None:
         """After a committed change to `version`: tell the other instances, serve it here (`change`: without reading
         it back) now, or with the other changes of this interval at its end."""
-        await self.sync.publish(version)
+        self.sync.publish(version)
         await self.sync.reload_soon(partial(self.reload_catalog, change))
 
     async def database_ok(self) -> bool:

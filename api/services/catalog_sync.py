@@ -78,6 +78,7 @@ class CatalogSync:
         self._current_version = current_version
         self._reload = reload
         self._tasks: list[asyncio.Task[None]] = []
+        self._publishing: set[asyncio.Task[None]] = set()
         # The one reload this instance owes at the end of the current interval, when a change came within it.
         self._later: asyncio.Task[None] | None = None
 
@@ -87,16 +88,20 @@ class CatalogSync:
             self._tasks.append(asyncio.create_task(self._listen(), name="catalog-listen"))
 
     async def stop(self) -> None:
-        await stop_tasks([*self._tasks, *([self._later] if self._later is not None else [])], "catalog sync")
+        later = [self._later] if self._later is not None else []
+        await stop_tasks([*self._tasks, *later, *self._publishing], "catalog sync")
         self._tasks, self._later = [], None
         if self._redis is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.aclose()
 
-    async def publish(self, version: str) -> None:
-        """Tell the other instances about a change this instance committed."""
+    def publish(self, version: str) -> None:
+        """Tell the other instances about a change this instance committed, without waiting for Redis's answer (the
+        writer's client has its answer once the change is committed; a lost message is caught up by polling)."""
         if self._redis is not None:
-            await publish_version(self._redis, version, self._timeout_s)
+            task = asyncio.create_task(publish_version(self._redis, version, self._timeout_s), name="catalog-publish")
+            self._publishing.add(task)
+            task.add_done_callback(self._publishing.discard)
 
     async def reload_soon(self, now: Callable[[], Awaitable[object]] | None = None) -> bool:
         """Reload now (by `now` when given, else from the database) if the last reload began an interval ago or

@@ -235,19 +235,9 @@ async def _last_actors(session: AsyncSession) -> dict[str, str]:
     return {offer_id: actor for offer_id, actor in rows}
 
 
-def history_row(
-    offer: Offer,
-    *,
-    change: str,
-    actor: str,
-    previous: float | None,
-    now: datetime,
-    superseded_by: str | None = None,
-) -> OfferPriceHistoryRow:
-    """The history entry for one change of an offer."""
-    return OfferPriceHistoryRow(
-        **history_values(offer, change=change, actor=actor, previous=previous, now=now, superseded_by=superseded_by)
-    )
+def history_row(offer: Offer, **change: Any) -> OfferPriceHistoryRow:
+    """The history entry for one change of an offer (`change`: history_values' keywords)."""
+    return OfferPriceHistoryRow(**history_values(offer, **change))
 
 
 def history_values(

@@ -10,7 +10,6 @@ one lock, one catalog computation and one version per batch.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 import time
@@ -132,6 +131,11 @@ class OfferWriter:
             for job in batch:
                 await self._commit([job])
             return
+        except Exception as error:  # anything else: each client gets it, and the writer goes on with the next batch
+            log.exception("a batch of %d offer changes failed", len(batch))
+            for _, _, future in batch:
+                _settle(future, error=error)
+            return
         except BaseException as error:
             for _, _, future in batch:
                 _settle(future, error=error)
@@ -161,12 +165,12 @@ class OfferWriter:
                 async with connection.transaction():
                     began = True
                     return await write_batch(ConnectionTables(connection), changes, current=current)
-            except (asyncpg.InterfaceError, asyncpg.PostgresConnectionError, OSError):
+            except Exception:
+                if not connection.is_closed():
+                    raise  # the database's answer to the batch, whose transaction was rolled back
                 self._connection = None
-                with contextlib.suppress(Exception):
-                    connection.terminate()
-                # A connection the database closed while it was idle (a restart) fails at BEGIN, before anything
-                # was sent: one new connection may take the batch. Anything later is the database's answer.
+                # A connection the database closed while it was idle (a restart, an administrator) fails at BEGIN,
+                # before anything was sent: one new connection may take the batch. Anything later is an answer.
                 if began or attempt:
                     raise
         raise AssertionError("unreachable")
