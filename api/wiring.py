@@ -48,6 +48,8 @@ class Services:
             capacity=settings.pending_capacity,
             spool=Path(settings.pending_spool_dir) if settings.pending_spool_dir else None,
         )
+        # Recommendations being computed and stored, by id: the same request meanwhile waits for that answer.
+        self.computing: dict[str, asyncio.Future[Any]] = {}
         # PostgreSQL: offer writes are coalesced on a thread of their own (see offer_writer.py).
         self.offer_writer = OfferWriter(settings.database_url) if engine.dialect.name == "postgresql" else None
         self.rate_limiter: RateLimiter | None = None

@@ -23,8 +23,11 @@ def matching_key(given: str, keys: tuple[str, ...]) -> int | None:
     return found
 
 
-def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
-    """Guard for write routes; the key itself is never logged or echoed, only its position is remembered."""
+async def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
+    """Guard for write routes; the key itself is never logged or echoed, only its position is remembered.
+
+    A coroutine: Litestar runs a plain function guard on a worker thread, a hop every write paid for nothing.
+    """
     keys: tuple[str, ...] = connection.app.state.services.settings.api_keys
     if not keys:
         raise NotAuthorizedException("Administrative writes are disabled: no API key is configured.")

@@ -79,6 +79,11 @@ class CatalogSync:
         self._reload = reload
         self._tasks: list[asyncio.Task[None]] = []
         self._publishing: set[asyncio.Task[None]] = set()
+        # The interval (by tick) whose first change was told, the newest version not told yet, and the task that
+        # tells it when the interval ends.
+        self._published_window: int | None = None
+        self._unpublished: str | None = None
+        self._publish_later: asyncio.Task[None] | None = None
         # The one reload this instance owes at the end of the current interval, when a change came within it.
         self._later: asyncio.Task[None] | None = None
 
@@ -88,20 +93,46 @@ class CatalogSync:
             self._tasks.append(asyncio.create_task(self._listen(), name="catalog-listen"))
 
     async def stop(self) -> None:
-        later = [self._later] if self._later is not None else []
+        later = [task for task in (self._later, self._publish_later) if task is not None]
         await stop_tasks([*self._tasks, *later, *self._publishing], "catalog sync")
-        self._tasks, self._later = [], None
+        self._tasks, self._later, self._publish_later = [], None, None
         if self._redis is not None:
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.aclose()
 
     def publish(self, version: str) -> None:
         """Tell the other instances about a change this instance committed, without waiting for Redis's answer (the
-        writer's client has its answer once the change is committed; a lost message is caught up by polling)."""
-        if self._redis is not None:
-            task = asyncio.create_task(publish_version(self._redis, version, self._timeout_s), name="catalog-publish")
-            self._publishing.add(task)
-            task.add_done_callback(self._publishing.discard)
+        writer's client has its answer once the change is committed; a lost message is caught up by polling).
+
+        One message per tick's interval: the first change of an interval is told at once, the others at its end
+        with the newest version, which the other instances' reload on that tick reads anyway. A stream of writes
+        then costs every instance a message per interval, not one per write.
+        """
+        if self._redis is None:
+            return
+        self._unpublished = version
+        if self._publish_later is not None:
+            return
+        interval = self._reload_interval_s
+        window = math.floor(time.time() / interval) if interval > 0 else None
+        if window is None or window != self._published_window:
+            self._published_window = window
+            self._send(version)
+        else:
+            self._publish_later = asyncio.create_task(self._publish_at_end(window), name="catalog-publish-later")
+
+    def _send(self, version: str) -> None:
+        assert self._redis is not None
+        self._unpublished = None
+        task = asyncio.create_task(publish_version(self._redis, version, self._timeout_s), name="catalog-publish")
+        self._publishing.add(task)
+        task.add_done_callback(self._publishing.discard)
+
+    async def _publish_at_end(self, window: int) -> None:
+        await asyncio.sleep(max(0.0, (window + 1) * self._reload_interval_s - time.time()))
+        self._publish_later, self._published_window = None, window + 1
+        if self._unpublished:
+            self._send(self._unpublished)
 
     async def reload_soon(self, now: Callable[[], Awaitable[object]] | None = None) -> bool:
         """Reload now (by `now` when given, else from the database) if the last reload began an interval ago or

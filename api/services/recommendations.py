@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +18,7 @@ from domain.workloads.requests import Lang
 from domain.workloads.results import ExchangeRate, Recommendation
 
 if TYPE_CHECKING:
+    from api.services.catalog_view import CatalogView
     from api.wiring import Services
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,32 @@ async def create_recommendation(
     body = await services.cache.get(f"rec:{rec_id}")
     if body is not None:
         return CreatedRecommendation(rec_id, body, None)
+    # The same request while this instance computes and stores it (a new snapshot makes every repeated request a
+    # miss at once): one computation and one write, whose answer every one of them gets.
+    computing = services.computing
+    while (first := computing.get(rec_id)) is not None:
+        try:
+            return await asyncio.shield(first)
+        except asyncio.CancelledError:
+            if not first.cancelled():
+                raise  # this request's own cancellation; else the first one failed: the next of them computes it
+    future: asyncio.Future[CreatedRecommendation] = asyncio.get_running_loop().create_future()
+    computing[rec_id] = future
+    try:
+        created = await _compute(services, prepared, view, rate, rec_id, now)
+    except BaseException:
+        future.cancel()  # the next of the others computes it
+        raise
+    finally:
+        if computing.get(rec_id) is future:
+            del computing[rec_id]
+    future.set_result(created)
+    return created
+
+
+async def _compute(
+    services: Services, prepared: PreparedRequest, view: CatalogView, rate: ExchangeRate, rec_id: str, now: datetime
+) -> CreatedRecommendation:
     # Computed first and looked up only when the id turns out to be stored already: a new id (the common case on a
     # miss) costs one write and no read.
     result = rank(view.catalog, prepared, now=now, rate=rate, price_max_age_days=services.settings.price_max_age_days)

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from api.openapi import examples
+from api.services import recommendations as recommendations_service
 from api.settings import Settings
+from api.wiring import Services
+from domain.planning import RecommendationRequest
 
 Client = AsyncTestClient[Litestar]
 LLAMA_70B = {"workload": {"kind": "inference", "model": "llama-3.1-70b", "concurrency": 32}}
@@ -296,3 +302,59 @@ async def test_every_error_is_a_complete_problem(client: Client, method: str, ur
     assert response.status_code >= 400 and {"type", "title", "status", "detail"} <= problem.keys()
     if response.status_code == 400:
         assert problem["errors"]
+
+
+async def test_the_same_request_arriving_while_it_is_computed_is_computed_and_stored_once(
+    private_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new catalog snapshot makes every repeated request a miss at once: the ones that arrive while the first is
+    computed and stored get its answer instead of computing and storing it again."""
+    ranked: list[object] = []
+    real = recommendations_service.rank
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        ranked.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recommendations_service, "rank", counted)
+    request = msgspec.convert(
+        {"workload": {"kind": "inference", "model": "llama-3.1-8b", "concurrency": 77}}, RecommendationRequest
+    )
+    services = await Services.start(Settings(database_url=private_sqlite_url))
+    try:
+        now = datetime.now(UTC)
+        answers = await asyncio.gather(
+            *(recommendations_service.create_recommendation(services, request, "en", now) for _ in range(6))
+        )
+    finally:
+        await services.close()
+    assert len({(answer.id, answer.body) for answer in answers}) == 1
+    assert len(ranked) == 1
+
+
+async def test_requests_that_waited_for_a_computation_that_failed_compute_it_themselves(
+    private_sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = recommendations_service.rank
+    calls: list[int] = []
+
+    def failing_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the first computation fails")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(recommendations_service, "rank", failing_once)
+    request = msgspec.convert({"workload": {"kind": "inference", "model": "llama-3.1-8b"}}, RecommendationRequest)
+    services = await Services.start(Settings(database_url=private_sqlite_url))
+    try:
+        now = datetime.now(UTC)
+        answers = await asyncio.gather(
+            *(recommendations_service.create_recommendation(services, request, "en", now) for _ in range(4)),
+            return_exceptions=True,
+        )
+    finally:
+        await services.close()
+    assert [type(answer).__name__ for answer in answers].count("RuntimeError") == 1
+    assert len(calls) == 2  # the others waited again, for the one of them that computed it next
+    assert len({answer.body for answer in answers if not isinstance(answer, BaseException)}) == 1
