@@ -137,8 +137,7 @@ class Catalog:
         The other tables are shared with this snapshot, and the version moves by the offers' difference: a price
         change costs a fraction of building the catalog again, which every instance does for every change.
         """
-        if problems := self._offer_problems(upserts):
-            raise CatalogError(problems)
+        self.check_offers(upserts)
         replaced = set(deletes) | {offer.id for offer in upserts}
         kept = [offer for offer in self.offers if offer.id not in replaced]
         removed = [offer for offer in self.offers if offer.id in replaced]
@@ -192,6 +191,12 @@ class Catalog:
         for model in self.models:
             problems.extend(_model_problems(model))
         return problems
+
+    def check_offers(self, offers: Sequence[Offer]) -> None:
+        """Raise CatalogError when these offers could not join this snapshot (what with_offers checks, without
+        building the snapshot)."""
+        if problems := self._offer_problems(offers):
+            raise CatalogError(problems)
 
     def _offer_problems(self, offers: Sequence[Offer]) -> list[str]:
         """Duplicate ids among the offers, and GPUs or providers they name that this snapshot lacks."""

@@ -143,7 +143,7 @@ async def write_batch(
     written = [offer for i in changed_ids if (offer := after.get(i)) is not None]
     gone = [i for i in changed_ids if after.get(i) is None]
     if base is not None:
-        base.with_offers(written, gone)  # raises CatalogError (the caller rolls back) for an unknown GPU or provider
+        base.check_offers(written)  # raises CatalogError (the caller rolls back) for an unknown GPU or provider
     await tables.store(_row_changes(original, stored, history))
     removed = [offer for i in changed_ids if (offer := before.get(i)) is not None]
     version = await tables.move_offers_digest(offers_delta(written, removed), now) if digests else None
