@@ -78,7 +78,8 @@ async def _write(services: Services, upserts: list[Offer], deletes: list[str], a
     description=(
         "Create or replace one rental offer. The body is the representation getOffers returns (read-only fields "
         "`id`, `usd_per_instance_hour` and `age_days` are ignored). The change and its history row are written in "
-        "one transaction, the catalog version changes and every instance reloads. Needs X-API-Key. "
+        "one transaction, the catalog version changes and every instance reloads: a lone change at once, one that "
+        "comes within the reload interval (1 s by default) of the last when that interval ends. Needs X-API-Key. "
         "Answers 201 when the offer is new, 200 when it replaced one."
     ),
     tags=["administration"],
