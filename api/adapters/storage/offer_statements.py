@@ -62,12 +62,10 @@ class ConnectionTables:
 
     async def digests(self) -> tuple[int, int] | None:
         row = await self._connection.fetchrow(SELECT_DIGESTS, CATALOG_META_KEY)
-        if row is None:
-            raise NeedsSession
-        return int(row[0]), int(row[1])
+        return (int(row[0]), int(row[1])) if row is not None else None
 
     async def lock(self, *, shared: bool) -> None:
-        if not shared:
+        if not shared:  # no digests stored yet: the version needs every table, which only SessionTables reads
             raise NeedsSession
         await self._connection.execute(LOCK_SHARED, CATALOG_WRITE_LOCK_ID)
 
