@@ -22,6 +22,13 @@ REFUSED_RECOMMENDATIONS = Counter(
     "gpu_advisor_refused_recommendations_total",
     "Recommendations the database refused as data (never retried; the client was told they were not stored).",
 )
+RECOMMENDATIONS_COMPUTED = Counter(
+    "gpu_advisor_recommendation_computations_total",
+    "Recommendations missed in the cache, by how they were answered: computed here (`alone`: no Redis; `claimed`: "
+    "first for the cluster, or Redis failed; `after_wait`: the claimer's answer did not come), or `taken` from the "
+    "instance that claimed them.",
+    ["how"],
+)
 PRICE_FEED_LAST_SYNC = Gauge(
     "gpu_advisor_price_feed_last_sync_timestamp_seconds",
     "When each provider's offers were last synced from its price feed (Unix time).",

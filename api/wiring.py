@@ -25,6 +25,8 @@ from api.http.rate_limit import RateLimiter
 from api.metrics import CATALOG_INFO, CATALOG_RELOADS, PRICE_FEED_LAST_SYNC
 from api.services.catalog_sync import CatalogSync
 from api.services.catalog_view import CatalogView
+from api.services.cluster_flight import CHANNEL as COMPUTED
+from api.services.cluster_flight import ClusterFlight
 from api.services.recommendation_store import RecommendationStore
 from api.settings import Settings
 from domain.catalog import Catalog, CatalogError, Offer
@@ -36,7 +38,9 @@ log = logging.getLogger(__name__)
 class Services:
     """Engine, session factory, cache and the current catalog view of this instance."""
 
-    def __init__(self, settings: Settings, engine: AsyncEngine, cache: Cache, view: CatalogView) -> None:
+    def __init__(
+        self, settings: Settings, engine: AsyncEngine, cache: Cache, view: CatalogView, link: RedisLink | None = None
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.sessions: async_sessionmaker[AsyncSession] = create_session_factory(engine)
@@ -50,6 +54,8 @@ class Services:
         )
         # Recommendations being computed and stored, by id: the same request meanwhile waits for that answer.
         self.computing: dict[str, asyncio.Future[Any]] = {}
+        # With Redis: and while another instance computes it, this one waits for that answer too.
+        self.flight = ClusterFlight(link) if link is not None else None
         # PostgreSQL: offer writes are coalesced on a thread of their own (see offer_writer.py).
         self.offer_writer = OfferWriter(settings.database_url) if engine.dialect.name == "postgresql" else None
         self.rate_limiter: RateLimiter | None = None
@@ -68,6 +74,7 @@ class Services:
             reload=self.reload_catalog,
             share=self.shared_snapshot,
             adopt=self.adopt_snapshot,
+            announcements={COMPUTED: self.flight.announced} if self.flight is not None else None,
         )
 
     @classmethod
@@ -83,7 +90,7 @@ class Services:
             cache = TieredCache(LocalCache(settings.local_cache_entries, backend="local-tier"), RedisCache(link))
         else:
             cache = LocalCache(settings.local_cache_entries)
-        services = cls(settings, engine, cache, await _initial_view(engine, settings.database_url))
+        services = cls(settings, engine, cache, await _initial_view(engine, settings.database_url), link)
         if settings.rate_limit_per_minute > 0:
             services.rate_limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst, link)
         _publish(services.view)
@@ -181,6 +188,8 @@ class Services:
         if self.offer_writer is not None:
             await self.offer_writer.close()
         await self.sync.stop()
+        if self.flight is not None:
+            await self.flight.close()
         await self.recommendations.close()
         await self.cache.close()
         await self.engine.dispose()

@@ -11,17 +11,20 @@ What it does:
    `--postgres-admin-url`, starts a redis-server of its own (loopback, no persistence), then three `gpu-advisor
    serve` instances (one worker each; the first migrates and seeds) and HAProxy (Debian's) balancing over them
    round-robin, health-checked on /health/ready;
-2. drives `--requests` requests (default 3000) over `--connections` keep-alive connections twice, through HAProxy:
-   first reads only, then the same reads with `--write-share` percent (default 6) of them replaced by
-   `PUT /v1/admin/offers/{id}`, each a new price of one of the seeded offers (so every write changes the catalog
-   and its version; under this stream each instance serves one new snapshot per GPU_ADVISOR_CATALOG_RELOAD_INTERVAL_S,
-   read once for all of them: README, "Writes under load"). The reads (`--mix`) are the load benchmark's mix
+2. after `--warmup` untimed requests with writes (default 1000), drives `--requests` requests (default 3000) over
+   `--connections` keep-alive connections through HAProxy, in `--rounds` rounds (default 3) of two runs back to back:
+   first reads only, then the same reads with `--write-share` percent (default 6) of them replaced by `PUT
+   /v1/admin/offers/{id}`, each a new price of one of the seeded offers (so every write changes the catalog and its
+   version; under this stream each instance serves one new snapshot per GPU_ADVISOR_CATALOG_RELOAD_INTERVAL_S, read
+   once for all of them: README, "Writes under load"). The reads (`--mix`) are the load benchmark's mix
    (bench/load.py: catalog reads, recommendations repeated and new, stored recommendations, estimates, TCO;
    `service`, the default) or catalog reads alone (lists, single GPUs, comparisons, offers, models, systems:
    `catalog`, every answer a cached body, so a write's own cost weighs most). A new price changes what every
    recommendation that priced that GPU answers: with writes, the repeated recommendations are computed again;
 3. prints, per run, the total throughput (requests per second over the run), the read and write p50/p99/max
-   latency in milliseconds and the errors (any answer but 2xx), then the ratio of the two throughputs; with
+   latency in milliseconds, the errors (any answer but 2xx) and how the recommendations missed in the cache were
+   answered (computed by the instance that claimed them, taken from it), then the ratio of the two throughputs of
+   each round and their median (the machine's speed drifts: runs moments apart are what compare); with
    `--json` the figures go to stdout as JSON;
 4. imports `--import-rows` offers (default 10,000, 0 to skip) as one CSV body straight to the first instance while
    a second client asks that instance's /health/live one request after another, and prints how long the import
@@ -42,6 +45,7 @@ import csv
 import io
 import json
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -77,6 +81,7 @@ READ_PATHS = (
     "/v1/systems",
 )
 READ, WRITE = "read", "write"
+COMPUTATIONS = re.compile(r'gpu_advisor_recommendation_computations_total\{how="(?P<how>\w+)"\} (?P<value>\S+)')
 
 
 @contextmanager
@@ -181,6 +186,12 @@ def figures(name: str, requests: Sequence[Any], load: load_client.Load) -> dict[
         "errors": load.errors,
         "failures": load.samples[:3],
     }
+    # Connection time per request class: in a closed loop, a class that holds its connections longer (a write
+    # waiting for its commit, a recommendation waiting for its computation) leaves them out of the others' use.
+    held: dict[str, float] = {}
+    for index, duration in zip(load.indexes, load.durations_ns, strict=True):
+        held[requests[index].label] = held.get(requests[index].label, 0.0) + duration / 1e9
+    result["connection_s"] = {label: round(value, 2) for label, value in sorted(held.items())}
     for label in (READ, WRITE):
         durations = [
             duration / 1e6
@@ -207,28 +218,47 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         stack.callback(balancer.stop)
         seeded = offers(balancer.url)
         # Budgets no earlier run drew: a run's unique recommendations are computed, not found in the cache.
-        budgets = iter(10_000 + rng.random() * 1000 + run for run in range(2))
+        budgets = iter(10_000 + rng.random() * 1000 + run for run in range(2 * args.rounds + 1))
         reads = catalog_reads if args.mix == "catalog" else service_reads(balancer.url, budgets)
+        if args.warmup:
+            # What a first write pays once (the writer's connection and statements, the first shared snapshot) is
+            # not what writes cost a running cluster: untimed, like the reads' own first answers.
+            print(f"warm-up: {args.warmup} requests with writes", file=sys.stderr)
+            warmup = plan(args.warmup, args.write_share, seeded, rng, reads)
+            asyncio.run(load_client.drive(balancer.url, warmup, connections=args.connections, client=args.client))
         runs = []
-        for name, share in (("reads only", 0.0), (f"{args.write_share:g}% offer writes", args.write_share)):
-            requests = plan(args.requests, share, seeded, rng, reads)
-            print(f"{name}: {len(requests)} requests over {args.connections} connections", file=sys.stderr)
-            cpu_before = instances_cpu_s(started)
-            load = asyncio.run(
-                load_client.drive(
-                    balancer.url, requests, connections=args.connections, client=args.client, timeout_s=60
+        # Rounds of the two runs back to back: on a shared machine whose speed drifts, each ratio compares runs
+        # taken moments apart, and the median of the rounds' ratios is the figure.
+        for _ in range(args.rounds):
+            for name, share in (("reads only", 0.0), (f"{args.write_share:g}% offer writes", args.write_share)):
+                requests = plan(args.requests, share, seeded, rng, reads)
+                print(f"{name}: {len(requests)} requests over {args.connections} connections", file=sys.stderr)
+                cpu_before, computed_before = instances_cpu_s(started), recommendations_computed(started)
+                load = asyncio.run(
+                    load_client.drive(
+                        balancer.url, requests, connections=args.connections, client=args.client, timeout_s=60
+                    )
                 )
-            )
-            runs.append(figures(name, requests, load) | {"instances_cpu_s": instances_cpu_s(started) - cpu_before})
+                computed = recommendations_computed(started)
+                runs.append(
+                    figures(name, requests, load)
+                    | {
+                        "instances_cpu_s": instances_cpu_s(started) - cpu_before,
+                        "recommendations": {how: computed[how] - computed_before.get(how, 0) for how in computed},
+                    }
+                )
         stall = asyncio.run(import_stall(started[0][0], seeded, args.import_rows)) if args.import_rows else None
-    base, mixed = runs
-    ratio = base["requests_per_s"] / mixed["requests_per_s"] if mixed["requests_per_s"] else float("inf")
+    ratios = [
+        base["requests_per_s"] / mixed["requests_per_s"] if mixed["requests_per_s"] else float("inf")
+        for base, mixed in zip(runs[::2], runs[1::2], strict=True)
+    ]
     document = {
         "instances": INSTANCES,
         "connections": args.connections,
         "mix": args.mix,
         "runs": runs,
-        "throughput_ratio": round(ratio, 2),
+        "throughput_ratios": [round(ratio, 2) for ratio in ratios],
+        "throughput_ratio": round(statistics.median(ratios), 2),
     }
     return document | ({"import": stall} if stall else {})
 
@@ -236,6 +266,17 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 def instances_cpu_s(started: Sequence[tuple[str, int]]) -> float:
     """CPU seconds the instances have used so far: where a run with writes spends the cores it shares with reads."""
     return sum(servers.process_tree_cpu_s(pid) or 0.0 for _, pid in started)
+
+
+def recommendations_computed(started: Sequence[tuple[str, int]]) -> dict[str, int]:
+    """The instances' recommendation cache misses so far, by how each was answered (computed by one instance for
+    all, taken from it, computed after a wait in vain): how often a new snapshot made the cluster compute again."""
+    totals: dict[str, int] = {}
+    for url, _ in started:
+        for line in httpx.get(f"{url}/metrics", timeout=REQUEST_TIMEOUT_S).text.splitlines():
+            if match := COMPUTATIONS.match(line):
+                totals[match["how"]] = totals.get(match["how"], 0) + int(float(match["value"]))
+    return totals
 
 
 async def import_stall(url: str, seeded: Sequence[dict[str, Any]], rows: int) -> dict[str, Any]:
@@ -292,8 +333,13 @@ def text_report(document: dict[str, Any]) -> str:
             )
         cpu_ms = 1000 * result["instances_cpu_s"] / max(1, result["requests"])
         lines.append(line + f"; errors {result['errors']}; instances' CPU {cpu_ms:.2f} ms per request")
+        if computed := result["recommendations"]:
+            lines.append("    recommendation misses: " + ", ".join(f"{how} {n}" for how, n in sorted(computed.items())))
         lines += [f"    {failure}" for failure in result["failures"]]
-    lines.append(f"throughput without writes / with writes: {document['throughput_ratio']}x")
+    rounds = ", ".join(f"{ratio}x" for ratio in document["throughput_ratios"])
+    lines.append(
+        f"throughput without writes / with writes: {document['throughput_ratio']}x (median of rounds: {rounds})"
+    )
     if stall := document.get("import"):
         lines.append(
             f"import of {stall['rows']} offers: {stall['seconds']} s; longest /health/live answer meanwhile "
@@ -313,6 +359,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("service", "catalog"),
         default="service",
         help="the reads: the load benchmark's mix (default) or catalog reads only (every answer a cached body)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of the two runs, back to back; the median ratio (default 3)"
+    )
+    parser.add_argument(
+        "--warmup", type=int, default=1000, help="untimed requests with writes before the rounds (default 1000)"
     )
     parser.add_argument("--seed", type=int, default=26, help="random seed of the request order")
     parser.add_argument("--import-rows", type=int, default=10_000, help="offers in the import (0: no import)")

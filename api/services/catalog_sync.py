@@ -7,7 +7,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
@@ -56,6 +56,7 @@ class CatalogSync:
         reload: Callable[[], Awaitable[object]],
         share: Callable[[], bytes | None] | None = None,
         adopt: Callable[[bytes], Awaitable[bool]] | None = None,
+        announcements: Mapping[str, Callable[[str], None]] | None = None,
     ) -> None:
         self._redis = Redis.from_url(redis_url, socket_connect_timeout=timeout_s) if redis_url else None
         self._ticks = (
@@ -77,6 +78,8 @@ class CatalogSync:
         self._stored_version = stored_version
         self._current_version = current_version
         self._reload = reload
+        # Other channels of this instance's one subscription, and what each message of theirs is handed to.
+        self._announcements = dict(announcements or {})
         self._tasks: list[asyncio.Task[None]] = []
         self._publishing: set[asyncio.Task[None]] = set()
         # The interval (by tick) whose first change was told, the newest version not told yet, and the task that
@@ -204,7 +207,7 @@ class CatalogSync:
         while True:
             try:
                 async with self._redis.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL, TICKS)
+                    await pubsub.subscribe(CHANNEL, TICKS, *self._announcements)
                     backoff = 0.5
                     # redis-py's get_message can swallow a cancellation and return None: ask the task itself.
                     while not cancel_requested():
@@ -214,7 +217,9 @@ class CatalogSync:
                         while message:
                             if message.get("type") == "message":
                                 channel, data = (_text(message[part]) for part in ("channel", "data"))
-                                if channel != TICKS:
+                                if (handle := self._announcements.get(channel)) is not None:
+                                    handle(data)
+                                elif channel != TICKS:
                                     newest = data
                                 elif self._ticks is not None and data.isdigit():
                                     self._ticks.announced(int(data))

@@ -6,11 +6,13 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from api.adapters.storage.database import DATABASE_ERRORS
+from api.metrics import RECOMMENDATIONS_COMPUTED
 from api.services.recommendation_store import SaveOutcome, saved_recommendation
 from domain.catalog import Catalog
 from domain.planning import PreparedRequest, RecommendationRequest, prepare, rank, recommendation_id
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 _encoder = msgspec.json.Encoder()
+_COMPUTED_ALONE = RECOMMENDATIONS_COMPUTED.labels("alone")
 
 
 def rank_request(
@@ -75,7 +78,7 @@ async def create_recommendation(
     future: asyncio.Future[CreatedRecommendation] = asyncio.get_running_loop().create_future()
     computing[rec_id] = future
     try:
-        created = await _compute(services, prepared, view, rate, rec_id, now)
+        created = await _compute_once(services, prepared, view, rate, rec_id, now)
     except BaseException:
         future.cancel()  # the next of the others computes it
         raise
@@ -84,6 +87,22 @@ async def create_recommendation(
             del computing[rec_id]
     future.set_result(created)
     return created
+
+
+async def _compute_once(
+    services: Services, prepared: PreparedRequest, view: CatalogView, rate: ExchangeRate, rec_id: str, now: datetime
+) -> CreatedRecommendation:
+    """Computed here, or by the other instance that claimed it first (api/services/cluster_flight.py)."""
+    compute = partial(_compute, services, prepared, view, rate, rec_id, now)
+    if services.flight is None:
+        _COMPUTED_ALONE.inc()
+        return await compute()
+
+    async def cached() -> CreatedRecommendation | None:
+        body = await services.cache.get(f"rec:{rec_id}")
+        return CreatedRecommendation(rec_id, body, None) if body is not None else None
+
+    return await services.flight.once(f"rec:{rec_id}", cached, compute)
 
 
 async def _compute(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import (
@@ -35,6 +34,7 @@ from domain.performance import mla
 from domain.performance.engine_releases import TODAY, DecodeEffects
 from domain.performance.fp8_gemms import block_fp8_moe_extra, dense_gemms_per_layer, fp8_gemm_latency
 from domain.performance.layout import Bound, Layout, ServingPoint
+from domain.performance.memo import Memo
 from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
 from domain.performance.w4_moe import w4_moe_latency
 
@@ -187,9 +187,9 @@ class InstanceSpeed:
             self.all_reduces += self.moe_layers  # the MoE combine under tensor-parallel experts
         # Pure functions of this model (fixed above) and their arguments: searches ask for the same batch several
         # times, and requests of one shape share this model, so a bounded set of points is kept.
-        self._expected_prefill = lru_cache(maxsize=None)(self._prefill)
-        self._bandwidths = lru_cache(maxsize=None)(self._shard_bandwidths)
-        self._quiet_point = lru_cache(maxsize=POINTS_KEPT)(self._point)
+        self._expected_prefill = Memo(self._prefill)
+        self._bandwidths = Memo(self._shard_bandwidths)
+        self._quiet_point = Memo(self._point, POINTS_KEPT)
 
     def _shard_bandwidths(self, scenario: Scenario) -> tuple[float, float, float]:
         """Bytes per second a step reads (KV cache, always-read weights, routed experts): each by its own shards."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from typing import Literal, NamedTuple
 
 from domain.catalog import Gpu, LlmModel
@@ -14,6 +14,7 @@ from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
 from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
+from domain.performance.memo import Memo
 from domain.performance.memory import active_params, moe_split
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
@@ -206,8 +207,8 @@ class TrainingSpeed:
         self.expert_share = (base, self.params - base)
         self.inter_node_gbps = INTER_NODE_GBPS.at(scenario)
         # Pure functions of this speed model (fixed above) and a group size.
-        self._tensor_mfu = lru_cache(maxsize=None)(self._mfu_at)
-        self._link_gbps = lru_cache(maxsize=None)(partial(link_gbps, gpu))
+        self._tensor_mfu = Memo(self._mfu_at)
+        self._link_gbps = Memo(partial(link_gbps, gpu))
 
     def run(
         self,

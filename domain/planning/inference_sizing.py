@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.engines import ENGINES
 from domain.performance.layout import Layout, ServingPoint
+from domain.performance.memo import Memo
 from domain.performance.memory import InferenceMemory
 from domain.performance.serving import InstanceSpeed
 from domain.planning.facts import SHARED, CopyFact, InferenceCheck, LayoutsFact, ServingShape
@@ -131,7 +131,7 @@ class InferenceSizing:
         self.forced, self.fixed, self._plan = plan.forced, fixed, plan
         self.max_gpus = max_gpus
         # The layouts by NVLink domain size: a pure function of this sizing (fixed above) and the size.
-        self._on_domain = lru_cache(maxsize=None)(self._layouts)
+        self._on_domain = Memo(self._layouts)
         self.layouts = self._on_domain(GPUS_PER_NODE)
         self.has_load = bool(workload.concurrency or workload.requests_per_second)
         self.shape = ServingShape(

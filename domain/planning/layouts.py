@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from domain.catalog import LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance.layout import Layout
+from domain.performance.memo import Memo
 from domain.performance.memory import InferenceMemory, InstanceShape
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
@@ -94,8 +94,8 @@ class InferenceLayouts:
         # Pure functions of the layouts (fixed above) and their arguments, asked for GPU after GPU.
         # Keyed by the layout: hashing a whole memory shape would cost more than the answer.
         self._shapes = {sized.layout: sized.shape for sized in self.sized}
-        self._memory = lru_cache(maxsize=MEMORIES_KEPT)(self._layout_memory)
-        self.fitting = lru_cache(maxsize=MEMORIES_KEPT)(self._fitting)
+        self._memory = Memo(self._layout_memory, MEMORIES_KEPT)
+        self.fitting = Memo(self._fitting, MEMORIES_KEPT)
 
     def memory(self, sized: Sized, usable_bytes: float) -> InferenceMemory:
         """The memory of one copy of this layout on GPUs with this usable memory."""
