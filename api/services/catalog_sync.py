@@ -80,6 +80,8 @@ class CatalogSync:
         self._reload = reload
         # Other channels of this instance's one subscription, and what each message of theirs is handed to.
         self._announcements = dict(announcements or {})
+        if self._ticks is not None:
+            self._announcements[TICKS] = self._ticks.announced
         self._tasks: list[asyncio.Task[None]] = []
         self._publishing: set[asyncio.Task[None]] = set()
         # The interval (by tick) whose first change was told, the newest version not told yet, and the task that
@@ -207,7 +209,7 @@ class CatalogSync:
         while True:
             try:
                 async with self._redis.pubsub() as pubsub:
-                    await pubsub.subscribe(CHANNEL, TICKS, *self._announcements)
+                    await pubsub.subscribe(CHANNEL, *self._announcements)
                     backoff = 0.5
                     # redis-py's get_message can swallow a cancellation and return None: ask the task itself.
                     while not cancel_requested():
@@ -219,10 +221,8 @@ class CatalogSync:
                                 channel, data = (_text(message[part]) for part in ("channel", "data"))
                                 if (handle := self._announcements.get(channel)) is not None:
                                     handle(data)
-                                elif channel != TICKS:
+                                else:
                                     newest = data
-                                elif self._ticks is not None and data.isdigit():
-                                    self._ticks.announced(int(data))
                             message = await pubsub.get_message(ignore_subscribe_messages=True)
                         if newest:
                             await self._reload_if_changed(newest)

@@ -51,9 +51,9 @@ class TickShare:
         self._adopt = adopt
         self._ready: dict[int, asyncio.Event] = {}
 
-    def announced(self, tick: int) -> None:
+    def announced(self, tick: str) -> None:
         """The leader of `tick` says its snapshot is shared (a message of the subscription)."""
-        if (event := self._ready.get(tick)) is not None:
+        if tick.isdigit() and (event := self._ready.get(int(tick))) is not None:
             event.set()
 
     async def reload(self, tick: int) -> None:
