@@ -14,7 +14,7 @@ from api.adapters.storage.reference import calibration_points
 from bench.factor_points import identify, updated
 from domain.calibration.ledger import score
 from domain.catalog import Catalog
-from domain.hardware.efficiency import BOUNDS, EFFICIENCY, FITTED, FactorTableError, parse_factors
+from domain.hardware.efficiency import BOUNDS, EFFICIENCY, FITTED, FactorTableError, family_of, parse_factors
 
 DOCUMENT: dict[str, Any] = tomllib.loads(resources.files("domain.data").joinpath("factors.toml").read_text())
 FITTED_FACTORS = [entry for entry in DOCUMENT["factor"] if entry["status"] == "fitted"]
@@ -89,23 +89,28 @@ UNFOUNDED_FIT_LABELS = {
     "ada/fp4_compute",
     "ada/step_floor_us_moe",
     "ampere/decode_mbu_moe",
-    "ampere/fp4_compute",
     "ampere/fp8_decode",
     "ampere/step_floor_us_moe",
     "blackwell/diffusion_mfu",
     "cdna3/diffusion_mfu",
-    "cdna3/fp4_compute",
     "gaudi/decode_mbu_moe",
-    "gaudi/fp4_compute",
     "gaudi/step_floor_us_moe",
     "hopper/diffusion_mfu",
-    "hopper/fp4_compute",
 }
+PLACEHOLDER = "gpu-advisor placeholder, never read"
 
 
 def test_a_factor_labelled_a_fit_is_read_by_fit_points() -> None:
     unfounded = {_key(e) for e in DOCUMENT["factor"] if e["source"].startswith(FITTED) and not e["identified_by"]}
     assert unfounded == UNFOUNDED_FIT_LABELS
+
+
+def test_a_placeholder_row_is_for_a_rate_no_gpu_of_its_family_has(reference: Catalog) -> None:
+    # fp4_compute is read only for a GPU with an FP4 tensor-core rate (domain/performance/serving.py).
+    placeholders = {e["family"] for e in DOCUMENT["factor"] if e["source"].startswith(PLACEHOLDER)}
+    assert {e["name"] for e in DOCUMENT["factor"] if e["source"].startswith(PLACEHOLDER)} == {"fp4_compute"}
+    with_fp4 = {family_of(gpu) for gpu in reference.gpus if gpu.tflops.fp4}
+    assert placeholders and not placeholders & with_fp4
 
 
 def test_identified_by_is_what_the_fit_points_read(reference: Catalog, sides: dict[str, tuple[str, str]]) -> None:
