@@ -7,7 +7,7 @@ import math
 import tomllib
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from domain.catalog import Gpu
 
@@ -95,6 +95,10 @@ FAMILY_NAMES: dict[Family, str] = {
 }
 
 FITTED = "gpu-advisor fit to the calibration points (GET /v1/accuracy)"
+# In factors.toml FITTED marks a row the fit may move; an estimate states it so only while two fit-set sources identify
+# it (status "fitted"). Otherwise the fit leaves the value as it is, and the stated source says why.
+UNREAD = "gpu-advisor default: no fit-set calibration point reads it"
+UNDERDETERMINED = "gpu-advisor default: fewer than two fit-set calibration sources read it (the fit leaves it as it is)"
 KERNELS = "aiconfigurator-core measured kernel tables (github.com/ai-dynamo/aiconfigurator)"
 # A factor set apart from any GPU family: quantised kernels, training and diffusion runtimes.
 ALL_FAMILIES = "all"
@@ -128,6 +132,14 @@ class FactorTable:
     bounds: dict[str, tuple[float, float]]
 
 
+def stated_source(entry: dict[str, Any]) -> str:
+    """The source an estimate states for a factors.toml row: a fit only where two fit-set sources identify it."""
+    source: str = entry["source"]
+    if not source.startswith(FITTED) or entry["status"] == "fitted":
+        return source
+    return (UNDERDETERMINED if entry.get("identified_by") else UNREAD) + source.removeprefix(FITTED)
+
+
 def parse_factors(text: str) -> FactorTable:
     """The factor table of a factors.toml document; a row missing a factor is refused."""
     document = tomllib.loads(text)
@@ -138,7 +150,7 @@ def parse_factors(text: str) -> FactorTable:
             entry["expected"],
             entry["low"],
             entry["high"],
-            entry["source"],
+            stated_source(entry),
             entry.get("higher_is_faster", True),
             name=name,
             family=family,
