@@ -144,6 +144,14 @@ def parse_factors(text: str) -> FactorTable:
     """The factor table of a factors.toml document; a row missing a factor is refused."""
     document = tomllib.loads(text)
     table = FactorTable({}, {}, {}, {}, {k: (float(v[0]), float(v[1])) for k, v in document["bounds"].items()})
+    # A row with `same_as` takes that family's row of the same name, values and band: one number to refit, never a
+    # stale copy. Resolved here, so the fitter's in-place trials of the origin do not move it.
+    rows = {(entry["family"], entry["name"]): entry for entry in document["factor"]}
+    for entry in document["factor"]:
+        if (origin := entry.get("same_as")) is not None:
+            if (found := rows.get((origin, entry["name"]))) is None or "same_as" in found:
+                raise FactorTableError(f"{entry['family']}/{entry['name']}: no row {origin}/{entry['name']} to take")
+            entry.update(expected=found["expected"], low=found["low"], high=found["high"])
     for entry in document["factor"]:
         family, name = entry["family"], entry["name"]
         item = Factor(

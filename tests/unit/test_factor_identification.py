@@ -142,3 +142,12 @@ def test_a_table_missing_a_factor_is_refused() -> None:
     broken = text[:start] + text[start:].replace('name = "step_floor_us_moe"', 'name = "step_floor_us_moee"', 1)
     with pytest.raises(FactorTableError, match="step_floor_us_moe"):
         parse_factors(broken)
+
+
+def test_a_row_taken_from_another_family_holds_its_values_and_needs_it() -> None:
+    text = resources.files("domain.data").joinpath("factors.toml").read_text()
+    table = parse_factors(text)
+    hopper, ada = table.rows["hopper"]["train_mfu"], table.rows["ada"]["train_mfu"]
+    assert (ada.expected, ada.low, ada.high) == (hopper.expected, hopper.low, hopper.high)
+    with pytest.raises(FactorTableError, match="no row volta/train_mfu"):
+        parse_factors(text.replace('same_as = "hopper"', 'same_as = "volta"'))
