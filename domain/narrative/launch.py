@@ -226,6 +226,50 @@ def _trl_launch(
     return Launch(engine="trl", command=command + note)
 
 
+def _model_flags(model: LlmModel) -> list[str]:
+    """The model's shape in Megatron-LM's flags: its attention and, for mixture-of-experts models, its experts."""
+    flags = [
+        f"--num-layers {model.layers}",
+        f"--hidden-size {model.hidden_size}",
+        f"--ffn-hidden-size {model.intermediate_size}",
+        f"--num-attention-heads {model.attention_heads}",
+    ]
+    if model.mla is not None:
+        latent = model.mla
+        flags.append("--multi-latent-attention")
+        if latent.q_lora_rank:
+            flags.append(f"--q-lora-rank {latent.q_lora_rank}")
+        flags += [
+            f"--kv-lora-rank {latent.kv_lora_rank}",
+            f"--qk-head-dim {latent.qk_nope_head_dim}",
+            f"--qk-pos-emb-head-dim {latent.qk_rope_head_dim}",
+            f"--v-head-dim {latent.v_head_dim}",
+        ]
+    else:
+        # Megatron-LM derives the head size from hidden / heads unless told (Qwen3, Gemma 3 and gpt-oss differ).
+        if model.head_dim * model.attention_heads != model.hidden_size:
+            flags.append(f"--kv-channels {model.head_dim}")
+        if model.kv_heads is not None and model.kv_heads < model.attention_heads:
+            flags += ["--group-query-attention", f"--num-query-groups {model.kv_heads}"]
+    experts = model.moe
+    if experts is None:
+        return flags
+    flags += [
+        f"--num-experts {experts.routed_experts}",
+        f"--moe-router-topk {experts.experts_per_token}",
+        f"--moe-ffn-hidden-size {experts.expert_intermediate_size}",
+        "--moe-grouped-gemm",
+        "--moe-token-dispatcher-type alltoall",
+    ]
+    if experts.shared_experts:
+        shared = experts.shared_experts * experts.expert_intermediate_size
+        flags.append(f"--moe-shared-expert-intermediate-size {shared}")
+    if experts.first_dense_layers:
+        dense, sparse = experts.first_dense_layers, model.layers - experts.first_dense_layers
+        flags.append(f"--moe-layer-freq '([0]*{dense}+[1]*{sparse})'")
+    return flags
+
+
 def _megatron_launch(
     model: LlmModel,
     parallelism: Parallelism,
@@ -248,14 +292,7 @@ def _megatron_launch(
     if shape.tensor > 1:
         flags.append("--sequence-parallel")
     global_batch = parallelism.global_batch or 1
-    flags += [
-        f"--num-layers {model.layers}",
-        f"--hidden-size {model.hidden_size}",
-        f"--ffn-hidden-size {model.intermediate_size}",
-        f"--num-attention-heads {model.attention_heads}",
-    ]
-    if model.kv_heads is not None and model.kv_heads < model.attention_heads:
-        flags += ["--group-query-attention", f"--num-query-groups {model.kv_heads}"]
+    flags += _model_flags(model)
     flags += [
         f"--micro-batch-size {shape.micro_batch}",
         f"--global-batch-size {global_batch}",
@@ -271,6 +308,14 @@ def _megatron_launch(
     if shape.offload:
         flags.append("--optimizer-cpu-offload")
     flags.append("--fp8-format hybrid --bf16" if precision == "fp8" else "--fp16" if precision == "fp16" else "--bf16")
+    # The data (an indexed dataset prefix from Megatron-LM's preprocess_data.py), the model's own tokenizer and the
+    # learning rate are the user's to set, as TRL's $DATASET is.
+    flags += [
+        "--data-path $DATA_PREFIX",
+        "--tokenizer-type HuggingFaceTokenizer",
+        f"--tokenizer-model {hf_id(model)}",
+        "--lr $LR",
+    ]
     if shape.recompute >= per_stage:
         flags += ["--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1"]
     elif shape.recompute:

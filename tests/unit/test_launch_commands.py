@@ -13,7 +13,7 @@ import shlex
 
 import pytest
 
-from domain.catalog import Catalog
+from domain.catalog import Catalog, LlmModel
 from domain.planning import RecommendationRequest, recommend
 from domain.workloads.requests import (
     CustomModel,
@@ -94,6 +94,8 @@ TORCHRUN = {
     "--master-addr": True,
     "--master-port": True,
 }
+# Megatron-LM's own flags (megatron/training/arguments.py and the TransformerConfig fields its ArgumentGroupFactory
+# turns into flags, checked at NVIDIA/Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553).
 MEGATRON = {
     "--tensor-model-parallel-size": True, "--pipeline-model-parallel-size": True,
     "--num-layers-per-virtual-pipeline-stage": True, "--sequence-parallel": False, "--num-layers": True,
@@ -103,6 +105,11 @@ MEGATRON = {
     "--use-megatron-fsdp": False, "--data-parallel-sharding-strategy": True, "--optimizer-cpu-offload": False,
     "--fp8-format": True, "--bf16": False, "--fp16": False, "--recompute-granularity": True,
     "--recompute-method": True, "--recompute-num-layers": True, "--load": True, "--finetune": False,
+    "--kv-channels": True, "--multi-latent-attention": False, "--q-lora-rank": True, "--kv-lora-rank": True,
+    "--qk-head-dim": True, "--qk-pos-emb-head-dim": True, "--v-head-dim": True, "--num-experts": True,
+    "--moe-router-topk": True, "--moe-ffn-hidden-size": True, "--moe-grouped-gemm": False,
+    "--moe-token-dispatcher-type": True, "--moe-shared-expert-intermediate-size": True, "--moe-layer-freq": True,
+    "--data-path": True, "--tokenizer-type": True, "--tokenizer-model": True, "--lr": True,
 }  # fmt: skip
 
 
@@ -234,6 +241,7 @@ def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tu
     assert int(str(flags["--global-batch-size"])) == parallel.global_batch
     assert int(str(flags["--seq-length"])) == sequence
     assert ("--finetune" in flags) == fine_tuning
+    assert flags["--tokenizer-type"] == "HuggingFaceTokenizer" and "--data-path" in flags and "--lr" in flags
 
 
 def test_training_commands_parse_and_carry_the_plan(reference: Catalog) -> None:
@@ -241,6 +249,40 @@ def test_training_commands_parse_and_carry_the_plan(reference: Catalog) -> None:
         for option in _options(reference, TrainingWorkload(model=model, train_tokens=1e11)):
             assert option.launch is not None and option.launch.engine == "megatron"
             _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
+
+
+@pytest.mark.parametrize("model_id", ["deepseek-v3", "qwen3-30b-a3b", "mixtral-8x7b"])
+def test_an_moe_model_trains_with_its_experts_and_attention(reference: Catalog, model_id: str) -> None:
+    # Without them Megatron-LM builds a dense model of the same width: another model, with several times the FLOPs.
+    model = reference.model(model_id)
+    assert isinstance(model, LlmModel) and model.moe is not None
+    (option,) = _options(reference, TrainingWorkload(model=model_id, train_tokens=1e11))[:1]
+    assert option.launch is not None
+    tokens = words(option.launch.command)
+    _check_megatron(tokens, option, 4096, fine_tuning=False)
+    flags, _ = parse(tokens[tokens.index("pretrain_gpt.py") + 1 :], MEGATRON)
+    experts = model.moe
+    assert flags["--num-experts"] == str(experts.routed_experts)
+    assert flags["--moe-router-topk"] == str(experts.experts_per_token)
+    assert flags["--moe-ffn-hidden-size"] == str(experts.expert_intermediate_size)
+    shared = flags.get("--moe-shared-expert-intermediate-size")
+    width = experts.shared_experts * experts.expert_intermediate_size
+    assert shared == (str(width) if experts.shared_experts else None)
+    # Megatron-LM evaluates the pattern as a Python list expression: dense layers first, then expert layers.
+    pattern = re.fullmatch(r"\(\[0\]\*(\d+)\+\[1\]\*(\d+)\)", str(flags.get("--moe-layer-freq", "([0]*0+[1]*0)")))
+    assert pattern is not None
+    dense, sparse = int(pattern[1]), int(pattern[2])
+    if experts.first_dense_layers:
+        assert (dense, dense + sparse) == (experts.first_dense_layers, model.layers)
+    else:
+        assert "--moe-layer-freq" not in flags
+    assert ("--multi-latent-attention" in flags) == (model.mla is not None)
+    if model.mla is not None:
+        assert flags["--kv-lora-rank"] == str(model.mla.kv_lora_rank)
+        assert flags["--qk-pos-emb-head-dim"] == str(model.mla.qk_rope_head_dim)
+    else:
+        head = int(str(flags.get("--kv-channels") or model.hidden_size // model.attention_heads))
+        assert head == model.head_dim
 
 
 @pytest.mark.parametrize("precision", ["fp16", "fp8"])
