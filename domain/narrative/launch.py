@@ -228,11 +228,17 @@ def _trl_launch(
 
 def _model_flags(model: LlmModel) -> list[str]:
     """The model's shape in Megatron-LM's flags: its attention and, for mixture-of-experts models, its experts."""
+    # A Llama-style decoder: Megatron-LM's defaults are GPT-2's (GeLU, LayerNorm, learned positions, biases).
     flags = [
         f"--num-layers {model.layers}",
         f"--hidden-size {model.hidden_size}",
         f"--ffn-hidden-size {model.intermediate_size}",
         f"--num-attention-heads {model.attention_heads}",
+        "--swiglu",
+        "--normalization RMSNorm",
+        "--position-embedding-type rope",
+        "--disable-bias-linear",
+        "--untie-embeddings-and-output-weights",
     ]
     if model.mla is not None:
         latent = model.mla
@@ -325,8 +331,9 @@ def _megatron_launch(
             f"--recompute-num-layers {shape.recompute}",
         ]
     if fine_tuning:
-        # Continue from the released weights, converted to Megatron's checkpoint format.
-        flags += [f"--load checkpoints/{_slug(model.name)}", "--finetune"]
+        # Continue from the released weights, converted to Megatron's checkpoint format, whose own settings (norms,
+        # biases, rotary base, tied embeddings) override the ones below.
+        flags += [f"--load checkpoints/{_slug(model.name)}", "--finetune", "--use-checkpoint-args"]
     launcher = f"torchrun --nnodes {nodes} --nproc-per-node {per_node}"
     if nodes > 1:
         launcher += " --node-rank $NODE_RANK --master-addr $HEAD_NODE --master-port 29500"

@@ -109,7 +109,9 @@ MEGATRON = {
     "--qk-head-dim": True, "--qk-pos-emb-head-dim": True, "--v-head-dim": True, "--num-experts": True,
     "--moe-router-topk": True, "--moe-ffn-hidden-size": True, "--moe-grouped-gemm": False,
     "--moe-token-dispatcher-type": True, "--moe-shared-expert-intermediate-size": True, "--moe-layer-freq": True,
-    "--data-path": True, "--tokenizer-type": True, "--tokenizer-model": True, "--lr": True,
+    "--data-path": True, "--tokenizer-type": True, "--tokenizer-model": True, "--lr": True, "--swiglu": False,
+    "--normalization": True, "--position-embedding-type": True, "--disable-bias-linear": False,
+    "--untie-embeddings-and-output-weights": False, "--use-checkpoint-args": False,
 }  # fmt: skip
 
 
@@ -240,7 +242,10 @@ def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tu
     assert int(str(flags["--micro-batch-size"])) == parallel.micro_batch
     assert int(str(flags["--global-batch-size"])) == parallel.global_batch
     assert int(str(flags["--seq-length"])) == sequence
-    assert ("--finetune" in flags) == fine_tuning
+    assert ("--finetune" in flags) == fine_tuning == ("--use-checkpoint-args" in flags)
+    # A Llama-style decoder, not Megatron-LM's GPT-2 defaults.
+    assert "--swiglu" in flags and flags["--normalization"] == "RMSNorm"
+    assert flags["--position-embedding-type"] == "rope"
     assert flags["--tokenizer-type"] == "HuggingFaceTokenizer" and "--data-path" in flags and "--lr" in flags
 
 
