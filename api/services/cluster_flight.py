@@ -29,6 +29,8 @@ CHANNEL = "gpu-advisor:computed"
 WAIT_S = 2.0
 # A claim outlives any wait: a claimer that died holds its claim this long at most.
 CLAIM_TTL_MS = 10_000
+# A claim's key: a marker that the key's answer is being computed, never the answer.
+CLAIM_PREFIX = f"{KEY_PREFIX}computing:"
 
 
 class ClusterFlight:
@@ -109,4 +111,4 @@ class ClusterFlight:
 
 
 def _claim_key(key: str) -> str:
-    return f"{KEY_PREFIX}computing:{key}"
+    return CLAIM_PREFIX + key
