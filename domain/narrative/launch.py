@@ -27,15 +27,22 @@ def hf_id(model: LlmModel) -> str:
     return next((alias for alias in model.aliases if "/" in alias), model.id)
 
 
+def checkpoint_id(model: LlmModel, workload: InferenceWorkload | TrainingWorkload | FineTuningWorkload) -> str:
+    """The weights a command loads: a pasted model's own path or name, else the model's Hugging Face repository."""
+    custom = workload.custom_model
+    if custom is None:
+        return hf_id(model)
+    named = (custom.hf_config or {}).get("_name_or_path")
+    if isinstance(named, str) and named.strip():
+        return shlex.quote(named.strip())
+    # A name with a slash is a repository or a path already; anything else becomes a local directory name.
+    return shlex.quote(custom.name) if "/" in custom.name else "./" + _slug(custom.name)
+
+
 def serve_id(model: LlmModel, workload: InferenceWorkload) -> str:
     """What to serve: the instruct (chat) checkpoint when the catalog knows it, a pasted model's own path or name."""
-    custom = workload.custom_model
-    if custom is not None:
-        named = (custom.hf_config or {}).get("_name_or_path")
-        if isinstance(named, str) and named.strip():
-            return shlex.quote(named.strip())
-        # A name with a slash is a repository or a path already; anything else becomes a local directory name.
-        return shlex.quote(custom.name) if "/" in custom.name else "./" + _slug(custom.name)
+    if workload.custom_model is not None:
+        return checkpoint_id(model, workload)
     tuned = [a for a in model.aliases if "/" in a and ("instruct" in a.lower() or a.lower().endswith(("-it", "-chat")))]
     return tuned[0] if tuned else hf_id(model)
 
@@ -198,7 +205,7 @@ def _trl_launch(
     precision = "fp16" if workload.precision == "fp16" else "bf16"
     flags.append(f"--mixed_precision {precision}")
     args = [
-        f"--model_name_or_path {hf_id(model)}",
+        f"--model_name_or_path {checkpoint_id(model, workload)}",
         "--dataset_name $DATASET",
         f"--per_device_train_batch_size {shape.micro_batch}",
         f"--gradient_accumulation_steps {accumulation}",
@@ -319,7 +326,7 @@ def _megatron_launch(
     flags += [
         "--data-path $DATA_PREFIX",
         "--tokenizer-type HuggingFaceTokenizer",
-        f"--tokenizer-model {hf_id(model)}",
+        f"--tokenizer-model {checkpoint_id(model, workload)}",
         "--lr $LR",
     ]
     if shape.recompute >= per_stage:

@@ -196,6 +196,25 @@ def test_a_pasted_model_is_served_from_its_own_path(reference: Catalog) -> None:
     assert positional == ["./My-Model"]
 
 
+def test_a_pasted_model_trains_and_fine_tunes_from_its_own_path(reference: Catalog) -> None:
+    named = CustomModel(name="My Model", params_b=7, layers=32, hidden_size=4096, attention_heads=32, kv_heads=8)
+    workloads = [
+        TrainingWorkload(custom_model=named, train_tokens=1e10),
+        FineTuningWorkload(custom_model=named, method="lora"),
+        FineTuningWorkload(custom_model=named, method="full"),
+    ]
+    for workload in workloads:
+        for option in _options(reference, workload):
+            assert option.launch is not None
+            tokens = words(option.launch.command)
+            if "pretrain_gpt.py" in tokens:
+                flags, _ = parse(tokens[tokens.index("pretrain_gpt.py") + 1 :], MEGATRON)
+                assert flags["--tokenizer-model"] == "./My-Model", option.launch.command
+            else:
+                flags, _ = parse(tokens[tokens.index("trl.scripts.sft") + 1 :], TRL_SFT)
+                assert flags["--model_name_or_path"] == "./My-Model", option.launch.command
+
+
 @pytest.mark.parametrize("method", ["lora", "qlora", "full"])
 def test_fine_tuning_commands_parse_and_carry_the_plan(reference: Catalog, method: str) -> None:
     for model in ("llama-3.1-8b", "llama-3.1-70b"):
