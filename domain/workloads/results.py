@@ -128,7 +128,13 @@ class Launch(Result, kw_only=True, frozen=True):
             "training; diffusers for images."
         ),
     ]
-    command: Annotated[str, msgspec.Meta(description="The command line for this layout, ready to paste.")]
+    command: Annotated[
+        str,
+        msgspec.Meta(
+            description="The command line for this layout, ready to paste once the user's own inputs are set: "
+            "$DATASET (TRL), $DATA_PREFIX and $LR (Megatron-LM), and $NODE_RANK and $HEAD_NODE on several nodes."
+        ),
+    ]
 
 
 class OfferUsed(Result, kw_only=True, frozen=True):
