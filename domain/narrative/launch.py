@@ -339,7 +339,7 @@ def _megatron_launch(
         ]
     if fine_tuning:
         # Continue from the released weights, converted to Megatron's checkpoint format, whose own settings (norms,
-        # biases, rotary base, tied embeddings) override the ones below.
+        # biases, rotary base, tied embeddings) override the model flags above.
         flags += [f"--load checkpoints/{_slug(model.name)}", "--finetune", "--use-checkpoint-args"]
     launcher = f"torchrun --nnodes {nodes} --nproc-per-node {per_node}"
     if nodes > 1:
