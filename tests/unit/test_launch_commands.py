@@ -249,7 +249,8 @@ def test_fine_tuning_commands_parse_and_carry_the_plan(reference: Catalog, metho
                 assert "--use_fsdp" in launcher or "--use_deepspeed" in launcher
 
 
-def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tuning: bool) -> None:
+def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tuning: bool) -> dict[str, str | None]:
+    """Megatron-LM's flags of a command, checked against the option's plan."""
     script = tokens.index("pretrain_gpt.py")
     launcher, _ = parse(tokens[1:script], TORCHRUN)
     flags, positional = parse(tokens[script + 1 :], MEGATRON)
@@ -266,6 +267,7 @@ def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tu
     assert "--swiglu" in flags and flags["--normalization"] == "RMSNorm"
     assert flags["--position-embedding-type"] == "rope"
     assert flags["--tokenizer-type"] == "HuggingFaceTokenizer" and "--data-path" in flags and "--lr" in flags
+    return flags
 
 
 def test_training_commands_parse_and_carry_the_plan(reference: Catalog) -> None:
@@ -282,9 +284,7 @@ def test_an_moe_model_trains_with_its_experts_and_attention(reference: Catalog, 
     assert isinstance(model, LlmModel) and model.moe is not None
     (option,) = _options(reference, TrainingWorkload(model=model_id, train_tokens=1e11))[:1]
     assert option.launch is not None
-    tokens = words(option.launch.command)
-    _check_megatron(tokens, option, 4096, fine_tuning=False)
-    flags, _ = parse(tokens[tokens.index("pretrain_gpt.py") + 1 :], MEGATRON)
+    flags = _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
     experts = model.moe
     assert flags["--num-experts"] == str(experts.routed_experts)
     assert flags["--moe-router-topk"] == str(experts.experts_per_token)
