@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+import msgspec
 
 from api.schemas.base import Wire
 
@@ -42,6 +44,13 @@ class LlmModelRead(Wire, tag="llm", tag_field="kind"):
     kv_heads: int | None
     head_dim: int
     vocab_size: int
+    tied_embeddings: Annotated[
+        bool,
+        msgspec.Meta(
+            description="One vocab x hidden matrix serves as input embedding and output head (tie_word_embeddings); "
+            "an untied model holds two, and its FLOPs per token leave the input one (a lookup) out."
+        ),
+    ]
     max_context: int
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: int | None

@@ -288,6 +288,7 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
         kv_heads=kv_heads,
         head_dim=head_dim,
         vocab_size=c.count("vocab_size"),
+        tied_embeddings=c.flag("tie_word_embeddings"),
         max_context=max_context,
         attention="mla" if mla else ("mha" if kv_heads == heads else "gqa"),
         sliding_window=window,

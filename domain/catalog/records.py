@@ -205,6 +205,9 @@ class LlmModel(Record, kw_only=True, frozen=True, tag="llm", tag_field="kind"):
     kv_heads: PositiveInt | None = None
     head_dim: PositiveInt
     vocab_size: PositiveInt
+    # One vocab x hidden matrix serves as input embedding and output head (config.json's tie_word_embeddings);
+    # untied models hold two, and params_b counts both.
+    tied_embeddings: bool = False
     max_context: PositiveInt
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: PositiveInt | None = None

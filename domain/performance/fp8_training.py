@@ -5,7 +5,7 @@ from __future__ import annotations
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import Factor, Scenario
 from domain.hardware.peaks import compute_tflops
-from domain.performance.memory import active_params
+from domain.performance.memory import matmul_params
 
 # Share of a 16-bit training step spent in the linear layers' GEMMs: their FLOPs' share of the step's matmul FLOPs
 # (6N against attention's 12 x layers x d x S, which FlashAttention runs in 16-bit) times d / (d + D), the rest of the
@@ -28,7 +28,7 @@ OTHER_WORK_HIDDEN = Factor(
 
 def gemm_time_share(model: LlmModel, sequence_length: int, scenario: Scenario) -> float:
     """Share of a 16-bit training step spent in the linear layers' GEMMs (the part FP8 speeds up)."""
-    linear = 6.0 * active_params(model)
+    linear = 6.0 * matmul_params(model)
     attention = 12.0 * model.layers * model.hidden_size * sequence_length
     hidden = float(model.hidden_size)
     return linear / (linear + attention) * hidden / (hidden + OTHER_WORK_HIDDEN.at(scenario))

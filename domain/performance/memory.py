@@ -66,6 +66,15 @@ def active_params(model: LlmModel) -> float:
     return (model.active_params_b or model.params_b) * 1e9
 
 
+def matmul_params(model: LlmModel) -> float:
+    """Parameters a token is multiplied through: the active ones less an untied input embedding, a row lookup."""
+    # Parameter counts hold both vocab x hidden matrices of an untied model, but only the output head is a GEMM
+    # (Narayanan et al. 2021, arXiv:2104.04473, section 5.1: the logit layer's 6 x B x s x h x V FLOPs, none for the
+    # input embedding). For Llama 3 8B the lookup is 0.53B of its 8.03B parameters.
+    lookup = 0.0 if model.tied_embeddings else float(model.vocab_size * model.hidden_size)
+    return active_params(model) - lookup
+
+
 def kv_elements_per_token_layer(model: LlmModel, tensor_parallel: int) -> float:
     """KV elements one GPU holds per token and layer under tensor parallelism."""
     # GQA/MHA heads are split across GPUs but never below one head per GPU; MLA's latent is shared by all heads, so

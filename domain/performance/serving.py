@@ -35,7 +35,7 @@ from domain.performance.engine_releases import TODAY, DecodeEffects
 from domain.performance.fp8_gemms import block_fp8_moe_extra, dense_gemms_per_layer, fp8_gemm_latency
 from domain.performance.layout import Bound, Layout, ServingPoint
 from domain.performance.memo import Memo
-from domain.performance.memory import BYTES_PER_PARAM, active_params, experts_touched, kv_bytes_per_sequence, moe_split
+from domain.performance.memory import BYTES_PER_PARAM, experts_touched, kv_bytes_per_sequence, matmul_params, moe_split
 from domain.performance.w4_moe import w4_moe_latency
 
 WEIGHT_ONLY = ("int4", "fp4")
@@ -106,7 +106,7 @@ class InstanceSpeed:
         # in bfloat16"; 660 TFLOPS of the H800's 989, about the prefill GEMMs' share of the 16-bit peak).
         self.attention_peak_flops = (compute_tflops(gpu, "bf16") or peak) * 1e12
         self.stage_gpus = stage_gpus
-        self.active_flops = 2.0 * active_params(model)  # per token through the weights
+        self.active_flops = 2.0 * matmul_params(model)  # per token through the weights
         self.decode_extra_flops = 2.0 * release.extra_params  # per decoded token through those extra weights
         self.expert_flops = 2.0 * per_expert  # per row through one routed expert, all MoE layers
         self.routed_flops = self.expert_flops * (model.moe.experts_per_token if model.moe else 0)  # per token

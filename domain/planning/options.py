@@ -19,6 +19,7 @@ from domain.performance.memory import (
     GB,
     diffusion_memory,
     kv_bytes_per_sequence,
+    matmul_params,
     runtime_reserve_bytes,
     weights_bytes,
 )
@@ -199,7 +200,7 @@ def requirements(plan: Plan) -> Requirements:
             weights_gb=rounded(weights / GB),
             kv_cache_gb_per_request=rounded(kv / GB),
             min_memory_gb=rounded((weights + kv + runtime_reserve_bytes(model)) / GB),
-            flops_per_token=rounded(2.0 * (model.active_params_b or model.params_b) * 1e9),
+            flops_per_token=rounded(2.0 * matmul_params(model)),
         )
     if isinstance(workload, ImageGenerationWorkload):
         assert isinstance(model, DiffusionModel) and workload.steps and workload.width and workload.height

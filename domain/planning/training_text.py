@@ -105,7 +105,8 @@ def training_assumptions(
                 if recomputed
                 else "",
             ),
-            source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Korthikanti et al. 2022 (arXiv:2205.05198)"
+            source="Kaplan et al. 2020 (arXiv:2001.08361): 6ND; Narayanan et al. 2021 (arXiv:2104.04473): the logit "
+            "layer's FLOPs, none for the input embedding; Korthikanti et al. 2022 (arXiv:2205.05198)"
             + (
                 "; Hu et al. 2021 (arXiv:2106.09685): frozen weights need no weight gradients"
                 if method != "full"

@@ -74,6 +74,12 @@ def test_the_split_holds_out_whole_sources_in_every_stratum(reference: Catalog) 
             assert groups & held, stratum
 
 
+def test_every_workload_kind_has_test_set_points(reference: Catalog) -> None:
+    # A kind the test set does not reach has no out-of-sample figure at all: its accuracy would be a fit's claim.
+    held = {item.reproduction.point.kind for item in score(reference, POINTS, {}) if item.side == "test"}
+    assert held == {point.kind for point in POINTS}
+
+
 def test_the_split_does_not_depend_on_the_order_of_the_points(reference: Catalog) -> None:
     shuffled = list(POINTS)
     random.Random(7).shuffle(shuffled)
