@@ -143,6 +143,7 @@ LLM: dict[str, Any] = {
     "kv_heads": None,
     "head_dim": 192,
     "vocab_size": 129280,
+    "tied_embeddings": False,
     "max_context": 163840,
     "attention": "mla",
     "sliding_window": None,

@@ -60,7 +60,7 @@ ASSUMPTION_MESSAGES: dict[str, dict[Lang, str]] = {
     },
     "a_compute": {
         "en": "{linear}ND + attention = {flops:.3g} FLOP per token (N less the input embedding, a lookup){recompute}",
-        "zh": "{linear}ND + 注意力 = 每 token {flops:.3g} FLOP（N 不含输入嵌入：查表不做乘法）{recompute}",
+        "zh": "{linear}ND + 注意力 = 每 token {flops:.3g} FLOP（参数量不含输入嵌入：查表不做乘法）{recompute}",
     },
     "a_recompute": {"en": ", x{factor:.2f} for recomputed layers", "zh": "，重计算层 x{factor:.2f}"},
     "a_sharding_data": {"en": "{zero} over {data} data-parallel ranks", "zh": "{zero}，{data} 个数据并行副本"},
