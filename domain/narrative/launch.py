@@ -245,8 +245,9 @@ def _model_flags(model: LlmModel) -> list[str]:
         "--normalization RMSNorm",
         "--position-embedding-type rope",
         "--disable-bias-linear",
-        "--untie-embeddings-and-output-weights",
     ]
+    if not model.tied_embeddings:
+        flags.append("--untie-embeddings-and-output-weights")
     if model.mla is not None:
         latent = model.mla
         flags.append("--multi-latent-attention")

@@ -277,6 +277,17 @@ def test_training_commands_parse_and_carry_the_plan(reference: Catalog) -> None:
             _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
 
 
+@pytest.mark.parametrize("model_id", ["gemma-3-27b", "llama-3.1-8b"])
+def test_a_model_trains_with_as_many_embedding_matrices_as_it_has(reference: Catalog, model_id: str) -> None:
+    # Untying a tied model (Gemma 3) adds a second vocab x hidden matrix: 1.41B parameters it does not have.
+    model = reference.model(model_id)
+    assert isinstance(model, LlmModel)
+    (option,) = _options(reference, TrainingWorkload(model=model_id, train_tokens=1e11))[:1]
+    assert option.launch is not None
+    flags = _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
+    assert ("--untie-embeddings-and-output-weights" in flags) == (not model.tied_embeddings)
+
+
 @pytest.mark.parametrize("model_id", ["deepseek-v3", "qwen3-30b-a3b", "mixtral-8x7b"])
 def test_an_moe_model_trains_with_its_experts_and_attention(reference: Catalog, model_id: str) -> None:
     # Without them Megatron-LM builds a dense model of the same width: another model, with several times the FLOPs.
