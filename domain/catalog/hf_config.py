@@ -37,6 +37,9 @@ _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 _WINDOW_SHARES = {"all": 1.0, "alternate": 0.5, "five_of_six": 5 / 6}
 # Switches the derivation reads, whichever family states them.
 _FLAGS = ("tie_word_embeddings", "use_sliding_window")
+# Families whose transformers config class ties the embeddings unless told otherwise: Gemma 3's released config.json
+# files do not state tie_word_embeddings, and Gemma3TextConfig defaults it to True.
+_TIED_BY_DEFAULT = frozenset({"gemma3", "gemma3_text"})
 _LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
 
 
@@ -69,11 +72,11 @@ class _Config:
     def optional(self, key: str, minimum: int = 1) -> int | None:
         return self.count(key, minimum=minimum) if self.has(key) else None
 
-    def flag(self, key: str) -> bool:
+    def flag(self, key: str, default: bool = False) -> bool:
         """A JSON boolean: the string "false" is truthy in Python, so anything else is refused, not guessed."""
-        value = self.raw.get(key, False)
+        value = self.raw.get(key, default)
         if value is None:
-            return False
+            return default
         if not isinstance(value, bool):
             raise HfConfigError(key, f"{key} must be true or false (a JSON boolean), not {value!r}")
         return value
@@ -215,11 +218,10 @@ def _mlp_params(hidden: int, inner: int) -> float:
 
 
 def _parameters(
-    config: _Config, layers: int, hidden: int, attention: float, dense_inner: int, moe: MoE | None
+    config: _Config, layers: int, hidden: int, attention: float, dense_inner: int, moe: MoE | None, tied: bool
 ) -> tuple[float, float | None]:
     """Total and active parameters, in billions: embeddings, attention, MLPs and experts (norms are negligible)."""
     vocab = config.count("vocab_size", minimum=_MINIMUMS["vocab_size"])
-    tied = config.flag("tie_word_embeddings")
     embeddings = vocab * hidden * (1 if tied else 2)
     if moe is None:
         total = embeddings + layers * (attention + _mlp_params(hidden, dense_inner))
@@ -271,7 +273,8 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
             )
         head_dim = c.count("head_dim", default=hidden // heads)
         attention = float(hidden * head_dim * (2 * heads + 2 * kv_heads))
-    params_b, active_b = _parameters(c, layers, hidden, attention, dense_inner, moe)
+    tied = c.flag("tie_word_embeddings", default=model_type in _TIED_BY_DEFAULT)
+    params_b, active_b = _parameters(c, layers, hidden, attention, dense_inner, moe, tied)
     window, window_layers = _window(model_type, c)
     max_context = c.count("max_position_embeddings", minimum=_MINIMUMS["max_position_embeddings"])
     return LlmModel(
@@ -288,7 +291,7 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
         kv_heads=kv_heads,
         head_dim=head_dim,
         vocab_size=c.count("vocab_size"),
-        tied_embeddings=c.flag("tie_word_embeddings"),
+        tied_embeddings=tied,
         max_context=max_context,
         attention="mla" if mla else ("mha" if kv_heads == heads else "gqa"),
         sliding_window=window,

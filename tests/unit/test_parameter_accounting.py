@@ -55,3 +55,14 @@ def test_a_pasted_config_says_whether_its_embeddings_are_tied(reference: Catalog
     assert (derived.active_params_b or derived.params_b) == pytest.approx(
         catalog_model.active_params_b or catalog_model.params_b, rel=0.03
     )
+
+
+def test_a_gemma_3_config_that_does_not_say_is_tied(reference: Catalog) -> None:
+    # Gemma 3's released config.json files leave tie_word_embeddings out; transformers then ties the matrices.
+    released = config("gemma-3-27b")
+    del released["tie_word_embeddings"]
+    derived = llm_from_hf_config(released)
+    assert derived.tied_embeddings
+    assert derived.params_b == pytest.approx(llm(reference, "gemma-3-27b").params_b, rel=0.03)
+    untied = llm_from_hf_config(released | {"tie_word_embeddings": False})
+    assert untied.params_b - derived.params_b == pytest.approx(262208 * 5376 / 1e9, abs=0.002)
