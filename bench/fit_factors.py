@@ -91,8 +91,8 @@ def fit(catalog: Catalog, points: list[CalibrationPoint], families: Iterable[str
             for step in STEPS:
                 value = min(high, max(low, current.expected * step))
                 scale = value / current.expected
-                # Efficiencies and shares stay below 1 at the fast end of the band too.
-                ceiling = 0.95 if name not in ("step_floor_us_dense", "step_floor_us_moe") else math.inf
+                # Efficiencies and shares stay below 1 at the fast end of the band too (floors and sizes are no share).
+                ceiling = 0.95 if current.higher_is_faster else math.inf
                 trial = dataclasses.replace(
                     current,
                     expected=value,

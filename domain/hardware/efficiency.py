@@ -110,6 +110,7 @@ SharedName = Literal[
     "qlora_slowdown",
     "moe_train",
     "pytorch_train",
+    "fp8_train_other_work",
     "diffusion_pass_floor_ms",
     "compiled_diffusion",
     "ort_cuda_diffusion",

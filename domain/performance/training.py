@@ -183,7 +183,8 @@ class TrainingSpeed:
         self.adapter_factors: tuple[float, ...] = tuple(adapter.at(scenario) for adapter in adapters)
         self.precision = precision
         # Every table factor this speed model reads: what its estimate states (the stack's where a layout runs it).
-        self.factors: tuple[Factor, ...] = (*efficiency, *adapters)
+        gain = [shared("fp8_train_other_work")] if low_precision else []  # FP8's share of the step (fp8_training.py)
+        self.factors: tuple[Factor, ...] = (*efficiency, *gain, *adapters)
         # The stack a source ran, else (None) the one each layout's launch command runs.
         self.stack = stack
         self.launch_method = method if fine_tuning else None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.collectives import INTER_NODE_GBPS
+from domain.hardware.efficiency import shared
 from domain.narrative.explain import say
 from domain.narrative.factor_assumptions import stated
-from domain.performance.fp8_training import OTHER_WORK_HIDDEN, gemm_time_share, low_precision_speedup
+from domain.performance.fp8_training import gemm_time_share, low_precision_speedup
 from domain.performance.training import Shape, TrainingSpeed, linear_flops_per_param, training_factors
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
@@ -130,7 +131,7 @@ def training_assumptions(
             Assumption(
                 name="low_precision_share",
                 value=say("a_low_precision", lang, precision=precision, share=share, speedup=speedup),
-                source=OTHER_WORK_HIDDEN.source,
+                source=shared("fp8_train_other_work").source,
             )
         )
     if nodes > 1:
