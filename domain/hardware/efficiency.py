@@ -111,6 +111,7 @@ SharedName = Literal[
     "moe_train",
     "pytorch_train",
     "fp8_train_other_work",
+    "tp_overlap",
     "diffusion_pass_floor_ms",
     "compiled_diffusion",
     "ort_cuda_diffusion",

@@ -27,9 +27,6 @@ COMM_OVERLAP = 0.7
 # data-parallel rank and step that large runs keep (Llama 3: 16M-token batches at 16k GPUs).
 PIPELINE_VIRTUAL_STAGES = 8
 MICRO_BATCHES_PER_STEP = 16
-# Share of the tensor-parallel exchange hidden behind the GEMMs (Megatron-LM/Transformer Engine communication
-# overlap); fitted with the tensor-parallel training points of the calibration file.
-TP_OVERLAP = 0.4
 
 
 # The training code a run executes: Megatron-Core with Transformer Engine's fused kernels and overlapped exchanges, or a
@@ -143,6 +140,7 @@ class TrainingSpeed:
         "scenario",
         "sequence_length",
         "stack",
+        "tp_overlap",
         "tp_ratio",
         "train_tokens",
         "work_s",
@@ -200,6 +198,7 @@ class TrainingSpeed:
         # Tensor (sequence) parallelism moves 8 all-gathers or reduce-scatters of the 2-byte activations per layer
         # and token (4 forward, 4 backward; Korthikanti et al. 2022, arXiv:2205.05198), (t - 1) / t of them over
         # the link, against 1 / t of the layer's FLOPs: exchange over compute time per unit of bandwidth and t - 1.
+        self.tp_overlap = shared("tp_overlap")  # the share of that exchange hidden behind the GEMMs
         self.tp_ratio = (
             16.0 * model.hidden_size * model.layers * self.peak_tflops * 1e12 * self.mfu / self.flops_per_token
         )
@@ -365,19 +364,21 @@ def virtual_stages(layers: int, pipeline: int) -> int:
 
 
 def _tensor_parallel_efficiency(speed: TrainingSpeed, tensor_parallel: int) -> float:
-    """1 / (1 + exposed share): the activations' exchange over the link, TP_OVERLAP of it hidden behind GEMMs."""
+    """1 / (1 + exposed share): the activations' exchange over the link, tp_overlap of it hidden behind GEMMs."""
     if tensor_parallel == 1:
         return 1.0
     gbps = link_gbps(speed.gpu, tensor_parallel)
     ratio = speed.tp_ratio * (tensor_parallel - 1) / (gbps * 1e9)
-    return 1.0 / (1.0 + (1.0 - TP_OVERLAP) * ratio)
+    return 1.0 / (1.0 + (1.0 - speed.tp_overlap.at(speed.scenario)) * ratio)
 
 
-def training_factors(speed: TrainingSpeed, gpus: int) -> tuple[FactorUse, ...]:
+def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int = 1) -> tuple[FactorUse, ...]:
     """The factors a training speed model read for a run on `gpus` GPUs, as an estimate states them."""
     used = speed.factors
     if speed.stack_of(gpus) == "pytorch":
         used = (*used, speed.pytorch)
+    if tensor_parallel > 1:
+        used = (*used, speed.tp_overlap)
     return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in used)
 
 

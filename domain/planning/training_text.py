@@ -115,7 +115,7 @@ def training_assumptions(
             ),
         ),
         # The efficiency factors the speed model read (the MFU, and FP8's, MoE's and the adapters' where they apply).
-        *(stated(use) for use in training_factors(speed, gpus)),
+        *(stated(use) for use in training_factors(speed, gpus, shape.tensor)),
         Assumption(name="sharding", value=layout, source=sources),
         Assumption(
             name="optimizer_states",

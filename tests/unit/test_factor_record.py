@@ -167,3 +167,16 @@ def test_an_mla_estimate_states_the_measured_block_speeds_it_read(reference: Cat
     option = _estimate(reference, "deepseek-r1", "fp8", "h200", 8)
     names = {a.name for a in option.assumptions}
     assert {"mla_prefill_speed_16_heads", "mla_prefill_speed_128_heads"} <= names
+
+
+def test_the_tensor_parallel_overlap_is_stated_where_a_layout_splits_its_layers(reference: Catalog) -> None:
+    # The share of the exchange hidden behind the GEMMs is read only by tensor-parallel groups, and stated only there.
+    tensor_sizes = set()
+    for model, count in (("llama-3.1-70b", 16), ("llama-3.1-8b", 8)):
+        workload = msgspec.convert({"kind": "training", "model": model, "train_tokens": 1e10}, Workload)
+        option = run_estimate(reference, workload, "h100", count)
+        assert option.feasible and option.parallelism is not None, option.reasons
+        names = [assumption.name for assumption in option.assumptions]
+        assert ("tp_overlap" in names) == (option.parallelism.tensor > 1), (model, option.parallelism)
+        tensor_sizes.add(option.parallelism.tensor > 1)
+    assert tensor_sizes == {True, False}
