@@ -20,7 +20,8 @@ from domain.performance.images import image_tflop, seconds_per_image
 from domain.performance.layout import Layout
 from domain.performance.memory import InstanceShape, usable_memory_bytes
 from domain.performance.serving import InstanceSpeed
-from domain.performance.training import TrainingSpeed, engine_stack, training_flops_per_token
+from domain.performance.training import TrainingSpeed, engine_stack
+from domain.performance.training_flops import training_flops_per_token
 
 # Diffusion runtimes that compile the denoiser into one graph.
 # Optimum Habana is not among them: every Gaudi diffusion measurement runs on it, so Gaudi's factor is its speed.

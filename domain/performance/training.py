@@ -15,7 +15,8 @@ from domain.hardware.peaks import compute_tflops
 from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
 from domain.performance.memo import Memo
-from domain.performance.memory import matmul_params, moe_split
+from domain.performance.memory import moe_split
+from domain.performance.training_flops import forward_flops_per_token, training_flops_per_token
 
 # A global batch of ~4M tokens per optimizer step, growing with the data-parallel ranks up to Llama 3's 16M
 # (arXiv:2407.21783, Table 4: 16M tokens per batch on 8k and 16k H100).
@@ -63,27 +64,6 @@ class TrainingRun:
     hours: float
     tokens_per_s: float
     bound: Bound
-
-
-def training_flops_per_token(model: LlmModel, sequence_length: int, method: str = "full") -> float:
-    """6N plus attention, 12 x layers x d x S per token (N = active parameters); 4N for frozen weights (adapters)."""
-    # A frozen weight's backward computes the activations' gradient (2N) but no weight gradient (the other 2N): LoRA
-    # and QLoRA skip a third of the GEMMs (Hu et al. 2021, arXiv:2106.09685, section 4.2: no gradients for most
-    # parameters). The adapters' own GEMMs (rank r against d) are r / d of the layer's and left out.
-    return (
-        linear_flops_per_param(method) * matmul_params(model)
-        + 12.0 * model.layers * model.hidden_size * sequence_length
-    )
-
-
-def linear_flops_per_param(method: str) -> int:
-    """The linear layers' FLOPs per parameter and token of a step: 6, 4 where the weights are frozen (adapters)."""
-    return 4 if method in ("lora", "qlora") else 6
-
-
-def forward_flops_per_token(model: LlmModel, sequence_length: int) -> float:
-    """A training step's forward pass, what recomputation repeats: 2N plus attention's 4 x layers x d x S."""
-    return 2.0 * matmul_params(model) + 4.0 * model.layers * model.hidden_size * sequence_length
 
 
 def training_run(

@@ -23,7 +23,7 @@ from domain.performance.memory import (
     runtime_reserve_bytes,
     weights_bytes,
 )
-from domain.performance.training import training_flops_per_token
+from domain.performance.training_flops import training_flops_per_token
 from domain.performance.training_memory import compared_bytes, training_memory
 from domain.planning.facts import NotesFact, OwnedMonthlyFact
 from domain.planning.inference import smallest_copy

@@ -8,7 +8,8 @@ from domain.hardware.efficiency import shared
 from domain.narrative.explain import say
 from domain.narrative.factor_assumptions import stated
 from domain.performance.fp8_training import gemm_time_share, low_precision_speedup
-from domain.performance.training import Shape, TrainingSpeed, linear_flops_per_param, training_factors
+from domain.performance.training import Shape, TrainingSpeed, training_factors
+from domain.performance.training_flops import linear_flops_per_param
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
 from domain.workloads.results import Assumption

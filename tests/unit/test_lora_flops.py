@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.performance.training import TrainingSpeed, forward_flops_per_token, training_flops_per_token
+from domain.performance.training import TrainingSpeed
+from domain.performance.training_flops import forward_flops_per_token, training_flops_per_token
 from tests.conftest import gpu, llm
 
 

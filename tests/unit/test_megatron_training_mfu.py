@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.performance.training import TrainingSpeed, training_flops_per_token
+from domain.performance.training import TrainingSpeed
+from domain.performance.training_flops import training_flops_per_token
 from tests.conftest import gpu, llm
 
 H100_BF16_FLOPS = 989e12

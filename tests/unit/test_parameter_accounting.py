@@ -8,7 +8,7 @@ import pytest
 from domain.catalog import Catalog
 from domain.catalog.hf_config import llm_from_hf_config
 from domain.performance.memory import active_params, matmul_params
-from domain.performance.training import forward_flops_per_token, training_flops_per_token
+from domain.performance.training_flops import forward_flops_per_token, training_flops_per_token
 from tests.conftest import llm
 from tests.unit.test_hf_config import config
 

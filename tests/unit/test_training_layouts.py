@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from domain.catalog import Catalog
 from domain.hardware.peaks import compute_tflops
 from domain.narrative.explain import duration
-from domain.performance.training import training_flops_per_token
+from domain.performance.training_flops import training_flops_per_token
 from domain.planning import EstimateRequest, estimate
 from domain.workloads.requests import FineTuningWorkload, TrainingWorkload
 from domain.workloads.results import ExchangeRate, Option
