@@ -20,6 +20,9 @@ from domain.workloads.results import Launch, Parallelism
 _NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
 _QUANTIZATION = {"fp8": "fp8", "int8": "int8", "int4": "awq", "fp4": "mxfp4"}
 AITER_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
+# Where FlashAttention-2 runs (its README: Ampere, Ada or Hopper GPUs; MI200 or MI300 under ROCm): TRL's padding-free
+# packing needs its variable-length kernels to keep packed samples apart.
+PACKING_ARCHITECTURES = frozenset({"Ampere", "Ada Lovelace", "Hopper", "CDNA 2", "CDNA 3"})
 
 
 def hf_id(model: LlmModel) -> str:
@@ -154,6 +157,7 @@ def training_launch(
     workload: TrainingWorkload | FineTuningWorkload,
     *,
     micro_batches: int,
+    gpu: Gpu,
 ) -> Launch:
     """Fine-tuning with TRL (PEFT for LoRA, bitsandbytes for QLoRA) under Accelerate; Megatron-LM under torchrun for
     pre-training and for full fine-tuning on several GPUs."""
@@ -163,7 +167,7 @@ def training_launch(
     # (domain.performance.training.training_launcher).
     method = workload.method if isinstance(workload, FineTuningWorkload) else None
     if training_launcher(method, gpus) == "trl":
-        return _trl_launch(model, parallelism, gpus, shape, workload, micro_batches)  # type: ignore[arg-type]
+        return _trl_launch(model, parallelism, gpus, shape, workload, micro_batches, gpu)  # type: ignore[arg-type]
     return _megatron_launch(model, parallelism, gpus, shape, workload, fine_tuning=method is not None)
 
 
@@ -178,6 +182,7 @@ def _trl_launch(
     shape: Shape,
     workload: FineTuningWorkload,
     micro_batches: int,
+    gpu: Gpu,
 ) -> Launch:
     nodes, _ = _nodes(gpus)
     # Every GPU is a data-parallel rank under Accelerate: the plan's global batch sets the accumulation.
@@ -212,6 +217,10 @@ def _trl_launch(
         f"--max_length {workload.sequence_length}",
         f"--{precision}",
     ]
+    # The estimate costs every sequence at its full length: packed samples, each attending only to itself, fill it.
+    packs = gpu.architecture in PACKING_ARCHITECTURES
+    if packs:
+        args += ["--packing", "--attn_implementation flash_attention_2"]
     if shape.recompute:
         args.append("--gradient_checkpointing")
     if workload.method != "full":
@@ -230,6 +239,11 @@ def _trl_launch(
     note = f"  # global batch {parallelism.global_batch} sequences"
     if sharded:
         note += f"; FSDP over the {gpus} GPUs in place of the plan's TP{shape.tensor} x PP{shape.pipeline}"
+    if not packs:
+        note += (
+            f"; unpacked: FlashAttention-2, which packing needs, does not run on {gpu.architecture}, so padded "
+            "batches run below the estimate"
+        )
     return Launch(engine="trl", command=command + note)
 
 

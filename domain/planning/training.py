@@ -286,7 +286,7 @@ def plan_training(plan: Plan, gpu: Gpu) -> Candidate:
         )
     candidate.layout_reason = _layout_reason(plan, layout, runner_up, fewer, target, expected)
     candidate.launch = training_launch(
-        model, candidate.parallelism, gpus, shape, workload, micro_batches=round(micro_batches)
+        model, candidate.parallelism, gpus, shape, workload, micro_batches=round(micro_batches), gpu=gpu
     )
     if gpus > 1 and gpu.interconnect.kind in ("pcie", "nvlink_bridge"):
         candidate.warnings.append(plan.say("no_nvlink_training", gpu=gpu.name))

@@ -14,6 +14,7 @@ import shlex
 import pytest
 
 from domain.catalog import Catalog, LlmModel
+from domain.narrative.launch import PACKING_ARCHITECTURES
 from domain.planning import RecommendationRequest, recommend
 from domain.workloads.requests import (
     CustomModel,
@@ -24,7 +25,7 @@ from domain.workloads.requests import (
     Workload,
 )
 from domain.workloads.results import Option
-from tests.conftest import NOW, RATE
+from tests.conftest import NOW, RATE, run_estimate
 
 # flag -> takes a value
 VLLM = {
@@ -74,6 +75,8 @@ TRL_SFT = {
     "--per_device_train_batch_size": True,
     "--gradient_accumulation_steps": True,
     "--max_length": True,
+    "--packing": False,
+    "--attn_implementation": True,
     "--bf16": False,
     "--fp16": False,
     "--gradient_checkpointing": False,
@@ -243,6 +246,13 @@ def test_fine_tuning_commands_parse_and_carry_the_plan(reference: Catalog, metho
             assert trl["--max_length"] == "8192"
             assert ("--use_peft" in trl) == (method != "full")
             assert ("--load_in_4bit" in trl) == (method == "qlora")
+            # Packed to the full length, as the estimate costs every sequence, where FlashAttention-2 keeps the
+            # packed samples apart.
+            card = reference.gpu(option.gpu.id)
+            assert card is not None
+            packs = card.architecture in PACKING_ARCHITECTURES
+            assert ("--packing" in trl) == packs == (trl.get("--attn_implementation") == "flash_attention_2")
+            assert ("unpacked" in option.launch.command) != packs
             if method != "full":
                 assert trl["--lora_r"] == "32"
             if parallel.zero_stage and parallel.zero_stage >= 2 and processes > 1:
@@ -343,3 +353,15 @@ def test_image_commands_parse_and_carry_the_plan(reference: Catalog, precision: 
         assert f"prompts[i:i + {batch}]" in ast.unparse(tree)
         if option.gpu_count > 1:
             assert f"l/{option.gpu_count} " in command
+
+
+def test_a_fine_tune_where_flash_attention_does_not_run_is_unpacked_and_says_so(reference: Catalog) -> None:
+    # TRL's packing keeps samples apart with FlashAttention-2's kernels, which Turing cards lack: the command pads
+    # instead, and says that its batches run below the estimate.
+    workload = FineTuningWorkload(model="llama-3.1-8b", method="qlora", sequence_length=2048)  # type: ignore[arg-type]
+    option = run_estimate(reference, workload, "t4", 1)
+    assert option.feasible and option.launch is not None, option.reasons
+    tokens = words(option.launch.command)
+    trl, _ = parse(tokens[tokens.index("trl.scripts.sft") + 1 :], TRL_SFT)
+    assert "--packing" not in trl and "--attn_implementation" not in trl
+    assert "unpacked" in option.launch.command and "Turing" in option.launch.command
