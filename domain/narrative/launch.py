@@ -20,9 +20,12 @@ from domain.workloads.results import Launch, Parallelism
 _NATIVE = {"fp8": "fp8", "mxfp4": "fp4", "bf16": "bf16", "fp16": "fp16", "fp32": "fp32"}
 _QUANTIZATION = {"fp8": "fp8", "int8": "int8", "int4": "awq", "fp4": "mxfp4"}
 AITER_ARCHITECTURES = frozenset({"CDNA 3", "CDNA 4"})
-# Where FlashAttention-2 runs (its README: Ampere, Ada or Hopper GPUs; MI200 or MI300 under ROCm): TRL's padding-free
-# packing needs its variable-length kernels to keep packed samples apart.
-PACKING_ARCHITECTURES = frozenset({"Ampere", "Ada Lovelace", "Hopper", "CDNA 2", "CDNA 3"})
+# Where FlashAttention-2 runs: TRL's padding-free packing needs its variable-length kernels to keep packed samples
+# apart. Its README (Dao-AILab/flash-attention at 0251105a) lists Ampere, Ada and Hopper under CUDA and MI200x, MI250x,
+# MI300x and MI355x under ROCm; its setup.py builds sm_100 and sm_120 (Blackwell) by default from CUDA 12.8.
+PACKING_ARCHITECTURES = frozenset(
+    {"Ampere", "Ada Lovelace", "Hopper", "Blackwell", "Blackwell Ultra", "CDNA 2", "CDNA 3", "CDNA 4"}
+)
 
 
 def hf_id(model: LlmModel) -> str:
