@@ -75,6 +75,13 @@ class CustomModel(WorkloadSpec, kw_only=True, frozen=True):
     head_dim: Annotated[int, msgspec.Meta(ge=8, le=1024)] | None = None
     intermediate_size: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
     vocab_size: Annotated[int, msgspec.Meta(ge=1, le=2_000_000)] = 32_000
+    tied_embeddings: Annotated[
+        bool,
+        msgspec.Meta(
+            description="One vocab x hidden matrix serves as input embedding and output head (tie_word_embeddings); "
+            "an untied model's input embedding is a lookup, left out of its FLOPs per token."
+        ),
+    ] = False
     max_context: Annotated[int, msgspec.Meta(ge=1, le=10_000_000)] = 131_072
     attention: Literal["mha", "gqa", "mla"] = "gqa"
     kv_lora_rank: Annotated[int, msgspec.Meta(ge=1, le=65_536)] | None = None

@@ -144,6 +144,7 @@ def _custom_llm(custom: CustomModel) -> LlmModel:
         kv_heads=kv_heads,
         head_dim=head_dim,
         vocab_size=custom.vocab_size,
+        tied_embeddings=custom.tied_embeddings,
         max_context=custom.max_context,
         attention=custom.attention,
         moe=moe,

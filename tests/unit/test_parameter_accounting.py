@@ -5,10 +5,12 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from domain.catalog import Catalog
+from domain.catalog import Catalog, LlmModel
 from domain.catalog.hf_config import llm_from_hf_config
 from domain.performance.memory import active_params, matmul_params
 from domain.performance.training_flops import forward_flops_per_token, training_flops_per_token
+from domain.workloads.requests import CustomModel, InferenceWorkload
+from domain.workloads.resolve import normalise
 from tests.conftest import llm
 from tests.unit.test_hf_config import config
 
@@ -66,3 +68,14 @@ def test_a_gemma_3_config_that_does_not_say_is_tied(reference: Catalog) -> None:
     assert derived.params_b == pytest.approx(llm(reference, "gemma-3-27b").params_b, rel=0.03)
     untied = llm_from_hf_config(released | {"tie_word_embeddings": False})
     assert untied.params_b - derived.params_b == pytest.approx(262208 * 5376 / 1e9, abs=0.002)
+
+
+def test_a_custom_model_says_whether_its_embeddings_are_tied(reference: Catalog) -> None:
+    figures = {"params_b": 2.6, "layers": 26, "hidden_size": 2304, "attention_heads": 8, "kv_heads": 4}
+    flops = {}
+    for tied in (False, True):
+        custom = CustomModel(vocab_size=256_000, tied_embeddings=tied, **figures)  # type: ignore[arg-type]
+        model = normalise(InferenceWorkload(custom_model=custom), reference).model
+        assert isinstance(model, LlmModel) and model.tied_embeddings == tied
+        flops[tied] = matmul_params(model)
+    assert flops[True] - flops[False] == pytest.approx(256_000 * 2304)
