@@ -144,6 +144,8 @@ LLM: dict[str, Any] = {
     "head_dim": 192,
     "vocab_size": 129280,
     "tied_embeddings": False,
+    "qkv_bias": False,
+    "qk_norm": False,
     "max_context": 163840,
     "attention": "mla",
     "sliding_window": None,

@@ -51,6 +51,10 @@ class LlmModelRead(Wire, tag="llm", tag_field="kind"):
             "an untied model holds two, and its FLOPs per token leave the input one (a lookup) out."
         ),
     ]
+    qkv_bias: Annotated[bool, msgspec.Meta(description="The query, key and value projections carry biases (Qwen2).")]
+    qk_norm: Annotated[
+        bool, msgspec.Meta(description="Each query and key head is RMS-normalised before attention (Qwen3, Gemma 3).")
+    ]
     max_context: int
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: int | None

@@ -40,6 +40,10 @@ _FLAGS = ("tie_word_embeddings", "use_sliding_window")
 # Families whose transformers config class ties the embeddings unless told otherwise: Gemma 3's released config.json
 # files do not state tie_word_embeddings, and Gemma3TextConfig defaults it to True.
 _TIED_BY_DEFAULT = frozenset({"gemma3", "gemma3_text"})
+# Attention details of a family's modeling code that config.json does not state (transformers' Qwen2Attention builds
+# biased query, key and value projections; Qwen3's and Gemma 3's normalise each query and key head).
+_QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe"})
+_QK_NORM_TYPES = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 _LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "chunked_attention"})
 
 
@@ -292,6 +296,8 @@ def llm_from_hf_config(config: Mapping[str, Any], *, model_id: str = "custom", n
         head_dim=head_dim,
         vocab_size=c.count("vocab_size"),
         tied_embeddings=tied,
+        qkv_bias=model_type in _QKV_BIAS_TYPES,
+        qk_norm=model_type in _QK_NORM_TYPES,
         max_context=max_context,
         attention="mla" if mla else ("mha" if kv_heads == heads else "gqa"),
         sliding_window=window,

@@ -208,6 +208,11 @@ class LlmModel(Record, kw_only=True, frozen=True, tag="llm", tag_field="kind"):
     # One vocab x hidden matrix serves as input embedding and output head (config.json's tie_word_embeddings);
     # untied models hold two, and params_b counts both.
     tied_embeddings: bool = False
+    # Attention details a training framework must be told to build the checkpoint's shape (transformers' modeling
+    # code, not config.json, holds them): biases on the query, key and value projections (Qwen2), and RMSNorm over
+    # each query and key head (Qwen3, Gemma 3).
+    qkv_bias: bool = False
+    qk_norm: bool = False
     max_context: PositiveInt
     attention: Literal["mha", "gqa", "mla"]
     sliding_window: PositiveInt | None = None

@@ -265,6 +265,10 @@ def _model_flags(model: LlmModel) -> list[str]:
     ]
     if not model.tied_embeddings:
         flags.append("--untie-embeddings-and-output-weights")
+    if model.qkv_bias:
+        flags.append("--add-qkv-bias")
+    if model.qk_norm:
+        flags.append("--qk-layernorm")
     if model.mla is not None:
         latent = model.mla
         flags.append("--multi-latent-attention")

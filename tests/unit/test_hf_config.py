@@ -27,7 +27,18 @@ def config(name: str) -> dict[str, Any]:
 def test_the_derived_architecture_matches_the_catalog(reference: Catalog, name: str) -> None:
     catalog_model = llm(reference, "deepseek-r1" if name == "deepseek-v3" else name)
     derived = llm_from_hf_config(config(name))
-    fields = ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim", "vocab_size", "max_context")
+    fields = (
+        "layers",
+        "hidden_size",
+        "attention_heads",
+        "kv_heads",
+        "head_dim",
+        "vocab_size",
+        "max_context",
+        "tied_embeddings",
+        "qkv_bias",
+        "qk_norm",
+    )
     assert {f: getattr(derived, f) for f in fields} == {f: getattr(catalog_model, f) for f in fields}
     assert (derived.moe, derived.mla, derived.attention) == (
         catalog_model.moe,

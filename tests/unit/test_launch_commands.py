@@ -114,7 +114,8 @@ MEGATRON = {
     "--moe-token-dispatcher-type": True, "--moe-shared-expert-intermediate-size": True, "--moe-layer-freq": True,
     "--data-path": True, "--tokenizer-type": True, "--tokenizer-model": True, "--lr": True, "--swiglu": False,
     "--normalization": True, "--position-embedding-type": True, "--disable-bias-linear": False,
-    "--untie-embeddings-and-output-weights": False, "--use-checkpoint-args": False,
+    "--untie-embeddings-and-output-weights": False, "--add-qkv-bias": False, "--qk-layernorm": False,
+    "--use-checkpoint-args": False,
 }  # fmt: skip
 
 
@@ -296,6 +297,29 @@ def test_a_model_trains_with_as_many_embedding_matrices_as_it_has(reference: Cat
     assert option.launch is not None
     flags = _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
     assert ("--untie-embeddings-and-output-weights" in flags) == (not model.tied_embeddings)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "qkv_bias", "qk_norm"),
+    [
+        ("qwen2.5-72b", True, False),
+        ("qwen3-32b", False, True),
+        ("gemma-3-27b", False, True),
+        ("llama-3.1-70b", False, False),
+    ],
+)
+def test_a_model_trains_with_its_attention_biases_and_norms(
+    reference: Catalog, model_id: str, qkv_bias: bool, qk_norm: bool
+) -> None:
+    # Qwen2's biased QKV projections and Qwen3's and Gemma 3's per-head QK norms: without them Megatron-LM builds
+    # another attention than the checkpoint's.
+    model = reference.model(model_id)
+    assert isinstance(model, LlmModel)
+    (option,) = _options(reference, TrainingWorkload(model=model_id, train_tokens=1e11))[:1]
+    assert option.launch is not None
+    flags = _check_megatron(words(option.launch.command), option, 4096, fine_tuning=False)
+    assert ("--add-qkv-bias" in flags) == model.qkv_bias == qkv_bias
+    assert ("--qk-layernorm" in flags) == model.qk_norm == qk_norm
 
 
 @pytest.mark.parametrize("model_id", ["deepseek-v3", "qwen3-30b-a3b", "mixtral-8x7b"])
