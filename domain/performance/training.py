@@ -352,8 +352,8 @@ def _tensor_parallel_efficiency(speed: TrainingSpeed, tensor_parallel: int) -> f
     return 1.0 / (1.0 + (1.0 - speed.tp_overlap.at(speed.scenario)) * ratio)
 
 
-def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int = 1) -> tuple[FactorUse, ...]:
-    """The factors a training speed model read for a run on `gpus` GPUs, as an estimate states them."""
+def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int) -> tuple[FactorUse, ...]:
+    """The factors a training speed model read for a run on `gpus` GPUs at this tensor-parallel size, as stated."""
     used = speed.factors
     if speed.stack_of(gpus) == "pytorch":
         used = (*used, speed.pytorch)

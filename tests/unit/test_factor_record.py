@@ -135,7 +135,8 @@ def test_training_and_image_estimates_state_every_factor_their_speed_read(
             scenario="expected",
             fine_tuning=workload["kind"] == "fine_tuning",
         )
-        uses = training_factors(speed, count)
+        assert option.parallelism is not None
+        uses = training_factors(speed, count, option.parallelism.tensor)
     stated = {a.name: (a.value, a.source) for a in option.assumptions}
     assert named in [use.name for use in uses]
     for use in uses:
