@@ -46,6 +46,14 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     # Sequences per optimizer step where the source gives them (GBS; Llama 3's tokens per batch / sequence length):
     # with the data-parallel ranks they set the micro-batches per step and so the pipeline bubble; 0: the model's rule.
     global_batch: int = 0
+    # Mean tokens per sample where short samples are packed into each sequence: attention spans one sample, not the
+    # pack (FlashAttention's variable-length kernels, Transformer Engine's THD layout); 0: one sample per sequence.
+    # NVIDIA counts packed SQuAD this way: NeMo 24.07's 682 model TFLOP/s at 17,120 tokens/s per GPU for Llama 2 7B SFT
+    # is 39.8 GFLOP per token, 6 x its 6.6B matmul parameters and almost no attention.
+    sample_tokens: int = 0
+    # Whether the run hid part of its tensor-parallel exchange behind the GEMMs (Transformer Engine's userbuffers, as
+    # the launch commands turn on); false where the source's recipe leaves it off.
+    tp_comm_overlap: bool = True
     # The training code the source ran where its engine does not say it: "megatron" (Megatron-Core / Transformer
     # Engine) or "pytorch" (PyTorch-native FSDP stacks); "": from the engine (domain/performance/training.py).
     stack: Literal["", "megatron", "pytorch"] = ""

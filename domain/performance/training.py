@@ -138,12 +138,16 @@ class TrainingSpeed:
         scenario: Scenario,
         fine_tuning: bool = False,
         stack: Stack | None = None,
+        attention_tokens: int = 0,
+        tp_comm_overlap: bool = True,
     ) -> None:
         self.gpu = gpu
         self.train_tokens = train_tokens
         self.layers = model.layers
-        self.flops_per_token = training_flops_per_token(model, sequence_length, method)
-        self.forward_flops = forward_flops_per_token(model, sequence_length)
+        # Attention spans one sample: the sequence, or each of the short samples packed into it (attention_tokens).
+        span = attention_tokens or sequence_length
+        self.flops_per_token = training_flops_per_token(model, span, method)
+        self.forward_flops = forward_flops_per_token(model, span)
         # FP8 speeds up the linear layers' GEMMs only: the run is a 16-bit run sped up by that share.
         low_precision = precision in ("fp8", "fp4")
         peak = (compute_tflops(gpu, "bf16") if low_precision else None) or compute_tflops(gpu, precision)
@@ -154,7 +158,7 @@ class TrainingSpeed:
             efficiency.append(shared("moe_train"))
         self.mfu = math.prod(item.at(scenario) for item in efficiency)
         if low_precision:
-            self.mfu *= low_precision_speedup(model, gpu, precision, sequence_length, scenario)
+            self.mfu *= low_precision_speedup(model, gpu, precision, span, scenario)
         self.sequence_length = sequence_length
         # QLoRA's dequantisation.
         adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
@@ -178,7 +182,8 @@ class TrainingSpeed:
         # Tensor (sequence) parallelism moves 8 all-gathers or reduce-scatters of the 2-byte activations per layer
         # and token (4 forward, 4 backward; Korthikanti et al. 2022, arXiv:2205.05198), (t - 1) / t of them over
         # the link, against 1 / t of the layer's FLOPs: exchange over compute time per unit of bandwidth and t - 1.
-        self.tp_overlap = shared("tp_overlap")  # the share of that exchange hidden behind the GEMMs
+        # The share of it hidden behind the GEMMs where the run overlaps it (Transformer Engine's userbuffers).
+        self.tp_overlap = shared("tp_overlap") if tp_comm_overlap else None
         self.tp_ratio = (
             16.0 * model.hidden_size * model.layers * self.peak_tflops * 1e12 * self.mfu / self.flops_per_token
         )
@@ -349,7 +354,8 @@ def _tensor_parallel_efficiency(speed: TrainingSpeed, tensor_parallel: int) -> f
         return 1.0
     gbps = link_gbps(speed.gpu, tensor_parallel)
     ratio = speed.tp_ratio * (tensor_parallel - 1) / (gbps * 1e9)
-    return 1.0 / (1.0 + (1.0 - speed.tp_overlap.at(speed.scenario)) * ratio)
+    hidden = speed.tp_overlap.at(speed.scenario) if speed.tp_overlap is not None else 0.0
+    return 1.0 / (1.0 + (1.0 - hidden) * ratio)
 
 
 def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int) -> tuple[FactorUse, ...]:
@@ -357,7 +363,7 @@ def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int) -> t
     used = speed.factors
     if speed.stack_of(gpus) == "pytorch":
         used = (*used, speed.pytorch)
-    if tensor_parallel > 1:
+    if tensor_parallel > 1 and speed.tp_overlap is not None:
         used = (*used, speed.tp_overlap)
     return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in used)
 

@@ -115,7 +115,8 @@ MEGATRON = {
     "--data-path": True, "--tokenizer-type": True, "--tokenizer-model": True, "--lr": True, "--swiglu": False,
     "--normalization": True, "--position-embedding-type": True, "--disable-bias-linear": False,
     "--untie-embeddings-and-output-weights": False, "--add-qkv-bias": False, "--qk-layernorm": False,
-    "--use-checkpoint-args": False,
+    "--use-checkpoint-args": False, "--tp-comm-overlap": False, "--overlap-grad-reduce": False,
+    "--overlap-param-gather": False,
 }  # fmt: skip
 
 
@@ -278,6 +279,10 @@ def _check_megatron(tokens: list[str], option: Option, sequence: int, *, fine_tu
     assert "--swiglu" in flags and flags["--normalization"] == "RMSNorm"
     assert flags["--position-embedding-type"] == "rope"
     assert flags["--tokenizer-type"] == "HuggingFaceTokenizer" and "--data-path" in flags and "--lr" in flags
+    # The exchanges the estimate hides behind compute are overlapped by the command (tp_overlap, COMM_OVERLAP).
+    assert ("--sequence-parallel" in flags) == ("--tp-comm-overlap" in flags) == (parallel.tensor > 1)
+    overlapped = parallel.data > 1 and parallel.zero_stage == 1
+    assert ("--overlap-grad-reduce" in flags) == ("--overlap-param-gather" in flags) == overlapped
     return flags
 
 
