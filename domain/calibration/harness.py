@@ -102,6 +102,8 @@ def _training(gpu: Gpu, model: LlmModel, point: CalibrationPoint, scenario: Scen
         stack=point.stack or engine_stack(point.engine),
         attention_tokens=point.sample_tokens,
         tp_comm_overlap=point.tp_comm_overlap,
+        adapter_targets=point.lora_targets,
+        adapter_dropout=point.lora_dropout,
     )
     # Recomputing half the forward GEMMs costs what recomputing half the layers does: half a forward pass.
     recompute = model.layers if point.recompute else round(point.recompute_share * model.layers)

@@ -54,6 +54,10 @@ class CalibrationPoint(msgspec.Struct, kw_only=True, frozen=True):
     # Whether the run hid part of its tensor-parallel exchange behind the GEMMs (Transformer Engine's userbuffers, as
     # the launch commands turn on); false where the source's recipe leaves it off.
     tp_comm_overlap: bool = True
+    # The layers a LoRA run adapted and whether a dropout preceded its adapters (domain/performance/lora_adapters.py):
+    # by default the TRL command's; NeMo's performance recipes adapt the fused qkv projection alone, with no dropout.
+    lora_targets: Literal["qkv", "all_linear"] = "all_linear"
+    lora_dropout: bool = True
     # The training code the source ran where its engine does not say it: "megatron" (Megatron-Core / Transformer
     # Engine) or "pytorch" (PyTorch-native FSDP stacks); "": from the engine (domain/performance/training.py).
     stack: Literal["", "megatron", "pytorch"] = ""

@@ -78,6 +78,15 @@ ASSUMPTION_MESSAGES: dict[str, dict[Lang, str]] = {
         "en": ", pipeline bubble {bubble:.1f}% (interleaved 1F1B)",
         "zh": "，流水线气泡 {bubble:.1f}%（交错 1F1B 调度）",
     },
+    "a_adapters": {
+        "en": "LoRA branches on {targets}{dropout}: {mb:.3g} MB per token through each tensor-parallel rank, moved at "
+        "{gbps:.0f} GB/s beside the frozen GEMMs",
+        "zh": "LoRA 分支位于{targets}{dropout}：每个 token 在每个张量并行分片上读写 {mb:.3g} MB，以 {gbps:.0f} GB/s "
+        "的显存带宽完成，与冻结权重的矩阵乘法串行",
+    },
+    "a_adapters_qkv": {"en": "the fused qkv projection", "zh": "融合的查询、键、值投影"},
+    "a_adapters_all": {"en": "every linear layer", "zh": "所有线性层"},
+    "a_adapters_dropout": {"en": " behind a dropout", "zh": "（输入先经随机失活）"},
     "a_paged": {"en": ", paged optimizer states in CPU memory", "zh": "，分页优化器状态放在 CPU 内存"},
     "a_optimizer": {
         "en": "{optimizer}: {bytes} bytes per trainable parameter",

@@ -10,6 +10,7 @@ from domain.catalog import Gpu, LlmModel
 from domain.hardware.nodes import GPUS_PER_NODE
 from domain.performance import mla
 from domain.performance.layout import Layout
+from domain.performance.lora_adapters import TRL_DROPOUT
 from domain.performance.memory import InferenceMemory
 from domain.performance.serving import InstanceSpeed
 from domain.performance.training import Shape, training_launcher, virtual_stages
@@ -232,6 +233,7 @@ def _trl_launch(
             f"--lora_r {workload.lora_rank}",
             f"--lora_alpha {2 * workload.lora_rank}",
             "--lora_target_modules all-linear",
+            f"--lora_dropout {TRL_DROPOUT}",
         ]
     if workload.method == "qlora":
         args += ["--load_in_4bit", "--bnb_4bit_quant_type nf4", "--use_bnb_nested_quant"]

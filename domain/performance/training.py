@@ -14,6 +14,7 @@ from domain.hardware.links import link_gbps
 from domain.hardware.peaks import compute_tflops
 from domain.performance.fp8_training import low_precision_speedup
 from domain.performance.layout import Bound
+from domain.performance.lora_adapters import TRL_DROPOUT, TRL_TARGETS, AdapterCost, AdapterTargets
 from domain.performance.memo import Memo
 from domain.performance.memory import moe_split
 from domain.performance.training_flops import forward_flops_per_token, training_flops_per_token
@@ -66,33 +67,6 @@ class TrainingRun:
     bound: Bound
 
 
-def training_run(
-    model: LlmModel,
-    gpu: Gpu,
-    *,
-    method: str,
-    precision: str,
-    train_tokens: float,
-    sequence_length: int,
-    gpus: int,
-    tensor_parallel: int,
-    gpus_per_node: int,
-    recompute_layers: int,
-    scenario: Scenario,
-) -> TrainingRun:
-    """T = C / (n x peak x MFU) plus the data-parallel exchange that compute does not hide."""
-    speed = TrainingSpeed(
-        model,
-        gpu,
-        method=method,
-        precision=precision,
-        train_tokens=train_tokens,
-        sequence_length=sequence_length,
-        scenario=scenario,
-    )
-    return speed.run(gpus, tensor_parallel, gpus_per_node, recompute_layers)
-
-
 class TrainingSpeed:
     """A training workload of one model on one GPU in one scenario: everything a run's time needs but the layout."""
 
@@ -103,6 +77,7 @@ class TrainingSpeed:
         "_link_gbps",
         "_tensor_mfu",
         "adapter_factors",
+        "adapters",
         "exchanges_gradients",
         "expert_share",
         "factors",
@@ -140,6 +115,8 @@ class TrainingSpeed:
         stack: Stack | None = None,
         attention_tokens: int = 0,
         tp_comm_overlap: bool = True,
+        adapter_targets: AdapterTargets = TRL_TARGETS,
+        adapter_dropout: bool = TRL_DROPOUT > 0,
     ) -> None:
         self.gpu = gpu
         self.train_tokens = train_tokens
@@ -163,10 +140,18 @@ class TrainingSpeed:
         # QLoRA's dequantisation.
         adapters = [shared(name) for name in ADAPTER_FACTORS.get(method, ())]
         self.adapter_factors: tuple[float, ...] = tuple(adapter.at(scenario) for adapter in adapters)
+        # The adapters' own branches, beside the frozen GEMMs (lora_adapters.py; the TRL command's: every linear layer,
+        # with a dropout on the input).
+        self.adapters = (
+            AdapterCost(model, gpu, adapter_targets, dropout=adapter_dropout, scenario=scenario)
+            if method in ("lora", "qlora")
+            else None
+        )
         self.precision = precision
         # Every table factor this speed model reads: what its estimate states (the stack's where a layout runs it).
         gain = [shared("fp8_train_other_work")] if low_precision else []  # FP8's share of the step (fp8_training.py)
-        self.factors: tuple[Factor, ...] = (*efficiency, *gain, *adapters)
+        branches = [self.adapters.bandwidth] if self.adapters is not None else []
+        self.factors: tuple[Factor, ...] = (*efficiency, *gain, *adapters, *branches)
         # The stack a source ran, else (None) the one each layout's launch command runs.
         self.stack = stack
         self.launch_method = method if fine_tuning else None
@@ -184,8 +169,19 @@ class TrainingSpeed:
         # the link, against 1 / t of the layer's FLOPs: exchange over compute time per unit of bandwidth and t - 1.
         # The share of it hidden behind the GEMMs where the run overlaps it (Transformer Engine's userbuffers).
         self.tp_overlap = shared("tp_overlap") if tp_comm_overlap else None
+        # Megatron-Core's adapters under sequence parallelism gather their input (or scatter their output) once more
+        # each way; PyTorch-native LoRA keeps the branch in the layer's own sharding.
+        gathered = self.adapters is not None and stack == "megatron"
+        exchanges = 8 + (2 * self.adapters.exchanging if gathered and self.adapters is not None else 0)
         self.tp_ratio = (
-            16.0 * model.hidden_size * model.layers * self.peak_tflops * 1e12 * self.mfu / self.flops_per_token
+            2.0
+            * exchanges
+            * model.hidden_size
+            * model.layers
+            * self.peak_tflops
+            * 1e12
+            * self.mfu
+            / self.flops_per_token
         )
         # (always-held, routed-expert) parameters: expert parallelism splits only the second
         base = moe_split(model)[0]
@@ -210,7 +206,7 @@ class TrainingSpeed:
         context: int = 1,
         global_batch: int = 0,
     ) -> TrainingRun:
-        """The run on `gpus` GPUs (see `training_run`); ZeRO stage 1 (Megatron's distributed optimizer) unless told."""
+        """The run on `gpus` GPUs, C / (n x peak x MFU) plus the exposed exchanges; ZeRO-1 unless told."""
         compute_s, comm_s = self.seconds(
             gpus,
             tensor_parallel,
@@ -307,6 +303,10 @@ class TrainingSpeed:
         compute_s = self.train_tokens * self.hardware_flops(recompute_layers) / (gpus * self.peak_tflops * 1e12 * mfu)
         for slowdown in self.adapter_factors:
             compute_s *= slowdown
+        if self.adapters is not None:
+            compute_s += self.adapters.seconds(
+                self.train_tokens, gpus, tensor_parallel, min(1.0, recompute_layers / self.layers)
+            )
 
         step_tokens, micro_batches = self.batch(gpus, tensor_parallel, pipeline, micro_batch, context, global_batch)
         steps = max(1.0, self.train_tokens / step_tokens)

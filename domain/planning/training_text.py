@@ -12,9 +12,15 @@ from domain.performance.training import Shape, TrainingSpeed, training_factors
 from domain.performance.training_flops import linear_flops_per_param
 from domain.planning.plan import Plan
 from domain.planning.training_layouts import Found
+from domain.workloads.requests import Lang
 from domain.workloads.results import Assumption
 
 ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO (arXiv:1910.02054)"
+ADAPTER_SOURCE = (
+    "Passes counted from PEFT's lora.Linear and NeMo 2.1's LoRALinear and ParallelLinearAdapter "
+    "(github.com/NVIDIA/NeMo/blob/633cb602777bffefbe12066b0c915c87e7b469e9/nemo/collections/llm/peft/lora.py); "
+    "TRL's ModelConfig: lora_dropout 0.05 (github.com/huggingface/trl, trl/trainer/model_config.py)"
+)
 
 
 def _costs(speed: TrainingSpeed, found: Found, layers: int) -> dict[str, float]:
@@ -124,6 +130,8 @@ def training_assumptions(
             source="Rajbhandari et al. 2020 (arXiv:1910.02054): 16 bytes per parameter with mixed-precision Adam",
         ),
     ]
+    if speed.adapters is not None:
+        assumptions.append(_adapter_assumption(speed, shape.tensor, lang))
     precision = workload.precision  # type: ignore[union-attr]
     if precision in ("fp8", "fp4"):
         share = gemm_time_share(model, sequence, "expected")
@@ -144,3 +152,20 @@ def training_assumptions(
             )
         )
     return assumptions
+
+
+def _adapter_assumption(speed: TrainingSpeed, tensor_parallel: int, lang: Lang) -> Assumption:
+    branches = speed.adapters
+    assert branches is not None
+    return Assumption(
+        name="adapter_branches",
+        value=say(
+            "a_adapters",
+            lang,
+            targets=say("a_adapters_qkv" if branches.exchanging == 1 else "a_adapters_all", lang),
+            dropout=say("a_adapters_dropout", lang) if branches.dropout else "",
+            mb=branches.bytes_per_token(tensor_parallel) / 1e6,
+            gbps=branches.bytes_per_s / 1e9,
+        ),
+        source=ADAPTER_SOURCE,
+    )

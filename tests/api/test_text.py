@@ -32,7 +32,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z_-]*[A-Za-z]|[A-Za-z]")
 # Units, precisions, interconnects, software and hardware terms that Chinese technical writing keeps in Latin letters.
 TERMS = {
     "GPU", "GPUs", "CPU", "GB", "TB", "GiB", "TFLOP", "TFLOPS", "FLOP", "FLOPs", "token", "tokens", "ms", "h", "W",
-    "kW", "kWh", "USD", "CNY", "PUE", "BF", "FP", "INT", "KV", "TP", "PP", "DP", "MoE", "LoRA", "QLoRA", "MFU",
+    "kW", "kWh", "MB", "USD", "CNY", "PUE", "BF", "FP", "INT", "KV", "TP", "PP", "DP", "MoE", "LoRA", "QLoRA", "MFU",
     "MBU", "ZeRO", "NVLink", "NVSwitch", "PCIe", "InfiniBand", "RoCE", "RDMA", "CUDA", "ROCm", "CANN", "SynapseAI",
     "Optimum", "Habana", "HBM", "Ada", "Hopper", "Blackwell", "CDNA", "Gaudi", "x", "purchase_usd", "VAE", "OAM",
     "DGX", "HGX", "SXM", "AdamW", "AWS",

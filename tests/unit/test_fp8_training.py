@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.catalog import Catalog
-from domain.performance.training import training_run
+from domain.performance.training import TrainingSpeed
 from domain.planning import EstimateRequest, estimate
 from domain.workloads.requests import TrainingWorkload
 from tests.conftest import NOW, RATE, gpu, llm
@@ -20,20 +20,16 @@ def speedup(catalog: Catalog, model_id: str, gpu_id: str, gpus: int, tensor: int
     model, card = llm(catalog, model_id), gpu(catalog, gpu_id)
 
     def tokens_per_s(precision: str) -> float:
-        run = training_run(
+        speed = TrainingSpeed(
             model,
             card,
             method="full",
             precision=precision,
             train_tokens=1e10,
             sequence_length=sequence,
-            gpus=gpus,
-            tensor_parallel=tensor,
-            gpus_per_node=8,
-            recompute_layers=0,
             scenario="expected",
         )
-        return run.tokens_per_s
+        return speed.run(gpus, tensor, 8, 0).tokens_per_s
 
     return tokens_per_s("fp8") / tokens_per_s("bf16")
 

@@ -15,6 +15,7 @@ import pytest
 
 from domain.catalog import Catalog, LlmModel
 from domain.narrative.launch import PACKING_ARCHITECTURES
+from domain.performance.lora_adapters import TRL_DROPOUT
 from domain.planning import RecommendationRequest, recommend
 from domain.workloads.requests import (
     CustomModel,
@@ -84,6 +85,7 @@ TRL_SFT = {
     "--lora_r": True,
     "--lora_alpha": True,
     "--lora_target_modules": True,
+    "--lora_dropout": True,
     "--load_in_4bit": False,
     "--bnb_4bit_quant_type": True,
     "--use_bnb_nested_quant": False,
@@ -256,7 +258,9 @@ def test_fine_tuning_commands_parse_and_carry_the_plan(reference: Catalog, metho
             assert ("--packing" in trl) == packs == (trl.get("--attn_implementation") == "flash_attention_2")
             assert ("unpacked" in option.launch.command) != packs
             if method != "full":
-                assert trl["--lora_r"] == "32"
+                # The adapters the estimate costs (lora_adapters.py): every linear layer, behind the dropout it states.
+                assert trl["--lora_r"] == "32" and trl["--lora_target_modules"] == "all-linear"
+                assert float(str(trl["--lora_dropout"])) == TRL_DROPOUT
             if parallel.zero_stage and parallel.zero_stage >= 2 and processes > 1:
                 assert "--use_fsdp" in launcher or "--use_deepspeed" in launcher
 

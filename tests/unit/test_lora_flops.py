@@ -21,7 +21,10 @@ def _tokens_per_s(reference: Catalog, method: str, recompute: int) -> float:
         scenario="expected",
         fine_tuning=True,
         stack="megatron",
-        attention_tokens=250,  # packed SQuAD samples, as NeMo ran them
+        # As NeMo ran them: packed SQuAD samples, adapters on the fused qkv projection with no dropout.
+        attention_tokens=250,
+        adapter_targets="qkv",
+        adapter_dropout=False,
     )
     return speed.run(8, 1, 8, recompute).tokens_per_s
 
@@ -38,7 +41,7 @@ def test_a_frozen_weight_needs_no_weight_gradient(reference: Catalog) -> None:
 def test_lora_gains_what_nemo_measured_over_full_fine_tuning(reference: Catalog) -> None:
     # NeMo 24.07 on 8 H100, Llama 2 7B, FP8, packed 4096, no recomputation: SFT 17,120 and LoRA 25,206 tokens/s per
     # GPU, 1.47x (github.com/NVIDIA/NeMo/blob/070a0bb168d405d653b9734c0017cf5078e77c0d/docs/source/performance/
-    # performance_summary.md). The frozen weights' data-parallel exchange is gone too, so a little over 1.5x is right.
+    # performance_summary.md). The frozen weights' data-parallel exchange is gone too; the adapters' branches cost some.
     gain = _tokens_per_s(reference, "lora", 0) / _tokens_per_s(reference, "full", 0)
     assert gain == pytest.approx(25206 / 17120, rel=0.1)
 
