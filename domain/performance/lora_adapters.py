@@ -6,6 +6,7 @@ from typing import Literal, NamedTuple
 
 from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import Scenario, factor
+from domain.performance.memo import Memo
 
 # The linear layers a run adapts: the fused query-key-value projection alone (NeMo's performance fine-tuning recipes set
 # target_modules = ['linear_qkv']) or every linear layer of the decoder (the TRL command's --lora_target_modules
@@ -128,7 +129,7 @@ def _gated(hidden: int, width: int, count: float) -> tuple[Adapted, ...]:
 class AdapterCost:
     """A run's adapter branches on one GPU: the bytes they move and the memory bandwidth they move them at."""
 
-    __slots__ = ("adapted", "bandwidth", "bytes_per_s", "dropout", "exchanging")
+    __slots__ = ("_moved", "adapted", "bandwidth", "bytes_per_s", "dropout", "exchanging")
 
     def __init__(
         self, model: LlmModel, gpu: Gpu, targets: AdapterTargets, *, dropout: bool, scenario: Scenario
@@ -139,17 +140,23 @@ class AdapterCost:
         # Streaming kernels reach the share of the memory bandwidth a dense decode step does.
         self.bandwidth = factor(gpu, "decode_mbu_dense")
         self.bytes_per_s = gpu.memory_bandwidth_gbps * 1e9 * self.bandwidth.at(scenario)
+        # (whole step, forward alone) bytes by tensor-parallel size: a layout search asks for the same few sizes.
+        self._moved = Memo(self._bytes)
 
     def bytes_per_token(self, tensor_parallel: int) -> float:
         """Bytes one tensor-parallel rank's branches move per token over the whole model."""
-        return adapter_bytes(self.adapted, tensor_parallel, dropout=self.dropout)
+        return self._moved(tensor_parallel)[0]  # type: ignore[no-any-return]
+
+    def _bytes(self, tensor_parallel: int) -> tuple[float, float]:
+        return (
+            adapter_bytes(self.adapted, tensor_parallel, dropout=self.dropout),
+            adapter_bytes(self.adapted, tensor_parallel, dropout=self.dropout, forward_only=True),
+        )
 
     def seconds(self, tokens: float, gpus: int, tensor_parallel: int, recomputed_share: float) -> float:
         """Seconds each GPU spends in the branches for `tokens` tokens, recomputed layers repeating the forward."""
         # A GPU holds 1 / pipeline of the layers and sees tensor x pipeline / gpus of the tokens, whole after the
         # tensor-parallel gather: the pipeline cancels.
-        moved = self.bytes_per_token(tensor_parallel)
-        if recomputed_share:
-            forward = adapter_bytes(self.adapted, tensor_parallel, dropout=self.dropout, forward_only=True)
-            moved += recomputed_share * forward
+        step, forward = self._moved(tensor_parallel)
+        moved = step + recomputed_share * forward
         return tokens * tensor_parallel / gpus * moved / self.bytes_per_s
