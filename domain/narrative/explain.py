@@ -154,6 +154,8 @@ _ASSUMPTION_NAMES: dict[str, tuple[str, str]] = {
     "sequence": ("sequence", "序列"),
     "batch": ("batch", "批大小"),
     "decode_mbu": ("decode memory-bandwidth utilization", "解码显存带宽利用率"),
+    "lora_branch_bandwidth": ("LoRA branches' memory-bandwidth utilization", "LoRA 分支的显存带宽利用率"),
+    "adapter_branches": ("LoRA adapter branches", "LoRA 适配器分支"),
     "prefill_mfu": ("prefill compute utilization", "预填充算力利用率"),
     "step_floor_us_per_layer": ("step floor per layer (µs)", "每层单步下限（微秒）"),
     "tensor_parallel": ("tensor parallelism", "张量并行"),

@@ -129,11 +129,12 @@ def _gated(hidden: int, width: int, count: float) -> tuple[Adapted, ...]:
 class AdapterCost:
     """A run's adapter branches on one GPU: the bytes they move and the memory bandwidth they move them at."""
 
-    __slots__ = ("_moved", "adapted", "bandwidth", "bytes_per_s", "dropout", "exchanging")
+    __slots__ = ("_moved", "adapted", "bandwidth", "bytes_per_s", "dropout", "exchanging", "targets")
 
     def __init__(
         self, model: LlmModel, gpu: Gpu, targets: AdapterTargets, *, dropout: bool, scenario: Scenario
     ) -> None:
+        self.targets = targets
         self.adapted = adapted_layers(model, targets)
         self.dropout = dropout
         self.exchanging = EXCHANGING_MODULES[targets]

@@ -150,8 +150,7 @@ class TrainingSpeed:
         self.precision = precision
         # Every table factor this speed model reads: what its estimate states (the stack's where a layout runs it).
         gain = [shared("fp8_train_other_work")] if low_precision else []  # FP8's share of the step (fp8_training.py)
-        branches = [self.adapters.bandwidth] if self.adapters is not None else []
-        self.factors: tuple[Factor, ...] = (*efficiency, *gain, *adapters, *branches)
+        self.factors: tuple[Factor, ...] = (*efficiency, *gain, *adapters)
         # The stack a source ran, else (None) the one each layout's launch command runs.
         self.stack = stack
         self.launch_method = method if fine_tuning else None
@@ -171,8 +170,8 @@ class TrainingSpeed:
         self.tp_overlap = shared("tp_overlap") if tp_comm_overlap else None
         # Megatron-Core's adapters under sequence parallelism gather their input (or scatter their output) once more
         # each way; PyTorch-native LoRA keeps the branch in the layer's own sharding.
-        gathered = self.adapters is not None and stack == "megatron"
-        exchanges = 8 + (2 * self.adapters.exchanging if gathered and self.adapters is not None else 0)
+        gathered = self.adapters.exchanging if self.adapters is not None and stack == "megatron" else 0
+        exchanges = 8 + 2 * gathered
         self.tp_ratio = (
             2.0
             * exchanges
@@ -365,7 +364,12 @@ def training_factors(speed: TrainingSpeed, gpus: int, tensor_parallel: int) -> t
         used = (*used, speed.pytorch)
     if tensor_parallel > 1 and speed.tp_overlap is not None:
         used = (*used, speed.tp_overlap)
-    return tuple(FactorUse(item.name, item.family, speed.precision, item) for item in used)
+    uses = tuple(FactorUse(item.name, item.family, speed.precision, item) for item in used)
+    if speed.adapters is None:
+        return uses
+    # The LoRA branches move their bytes at the share of the bandwidth a dense decode step reaches.
+    bandwidth = speed.adapters.bandwidth
+    return (*uses, FactorUse("lora_branch_bandwidth", bandwidth.family, speed.precision, bandwidth))
 
 
 class Shape(NamedTuple):

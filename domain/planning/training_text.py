@@ -8,6 +8,7 @@ from domain.hardware.efficiency import shared
 from domain.narrative.explain import say
 from domain.narrative.factor_assumptions import stated
 from domain.performance.fp8_training import gemm_time_share, low_precision_speedup
+from domain.performance.lora_adapters import AdapterCost
 from domain.performance.training import Shape, TrainingSpeed, training_factors
 from domain.performance.training_flops import linear_flops_per_param
 from domain.planning.plan import Plan
@@ -131,7 +132,7 @@ def training_assumptions(
         ),
     ]
     if speed.adapters is not None:
-        assumptions.append(_adapter_assumption(speed, shape.tensor, lang))
+        assumptions.append(_adapter_assumption(speed.adapters, shape.tensor, lang))
     precision = workload.precision  # type: ignore[union-attr]
     if precision in ("fp8", "fp4"):
         share = gemm_time_share(model, sequence, "expected")
@@ -154,15 +155,13 @@ def training_assumptions(
     return assumptions
 
 
-def _adapter_assumption(speed: TrainingSpeed, tensor_parallel: int, lang: Lang) -> Assumption:
-    branches = speed.adapters
-    assert branches is not None
+def _adapter_assumption(branches: AdapterCost, tensor_parallel: int, lang: Lang) -> Assumption:
     return Assumption(
         name="adapter_branches",
         value=say(
             "a_adapters",
             lang,
-            targets=say("a_adapters_qkv" if branches.exchanging == 1 else "a_adapters_all", lang),
+            targets=say("a_adapters_qkv" if branches.targets == "qkv" else "a_adapters_all", lang),
             dropout=say("a_adapters_dropout", lang) if branches.dropout else "",
             mb=branches.bytes_per_token(tensor_parallel) / 1e6,
             gbps=branches.bytes_per_s / 1e9,

@@ -79,4 +79,4 @@ def test_a_lora_estimate_states_its_adapter_branches(reference: Catalog) -> None
         names = {item.name for item in option.assumptions}
         assert ("adapter_branches" in names) == stated, method
         # The memory bandwidth the branches move at is a stated factor too.
-        assert any("decode_mbu_dense" in item.name for item in option.assumptions) == stated, names
+        assert ("lora_branch_bandwidth" in names) == stated, names
