@@ -6,6 +6,7 @@ from domain.catalog import Gpu, LlmModel
 from domain.hardware.efficiency import Scenario, shared
 from domain.hardware.peaks import compute_tflops
 from domain.performance.memory import matmul_params
+from domain.performance.training_flops import linear_flops_per_param, training_flops_per_token
 
 
 def gemm_time_share(model: LlmModel, sequence_length: int, scenario: Scenario) -> float:
@@ -13,10 +14,10 @@ def gemm_time_share(model: LlmModel, sequence_length: int, scenario: Scenario) -
     # Their FLOPs' share of the step's matmul FLOPs (attention runs in 16 bits under FlashAttention) times d / (d + D):
     # the rest of the step is memory-bound work per hidden unit (norms, activations, residuals, casts, exposed
     # exchanges) whose time against the GEMMs' falls as 1 / d. D is fp8_train_other_work (domain/data/factors.toml).
-    linear = 6.0 * matmul_params(model)
-    attention = 12.0 * model.layers * model.hidden_size * sequence_length
+    linear = linear_flops_per_param("full") * matmul_params(model)
     hidden = float(model.hidden_size)
-    return linear / (linear + attention) * hidden / (hidden + shared("fp8_train_other_work").at(scenario))
+    share = linear / training_flops_per_token(model, sequence_length)
+    return share * hidden / (hidden + shared("fp8_train_other_work").at(scenario))
 
 
 def low_precision_speedup(model: LlmModel, gpu: Gpu, precision: str, sequence_length: int, scenario: Scenario) -> float:

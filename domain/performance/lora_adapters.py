@@ -129,7 +129,7 @@ def _gated(hidden: int, width: int, count: float) -> tuple[Adapted, ...]:
 class AdapterCost:
     """A run's adapter branches on one GPU: the bytes they move and the memory bandwidth they move them at."""
 
-    __slots__ = ("_moved", "adapted", "bandwidth", "bytes_per_s", "dropout", "exchanging", "targets")
+    __slots__ = ("_moved", "adapted", "bandwidth", "bytes_per_s", "dropout", "targets")
 
     def __init__(
         self, model: LlmModel, gpu: Gpu, targets: AdapterTargets, *, dropout: bool, scenario: Scenario
@@ -137,12 +137,16 @@ class AdapterCost:
         self.targets = targets
         self.adapted = adapted_layers(model, targets)
         self.dropout = dropout
-        self.exchanging = EXCHANGING_MODULES[targets]
         # Streaming kernels reach the share of the memory bandwidth a dense decode step does.
         self.bandwidth = factor(gpu, "decode_mbu_dense")
         self.bytes_per_s = gpu.memory_bandwidth_gbps * 1e9 * self.bandwidth.at(scenario)
         # (whole step, forward alone) bytes by tensor-parallel size: a layout search asks for the same few sizes.
         self._moved = Memo(self._bytes)
+
+    @property
+    def exchanging(self) -> int:
+        """Adapted modules per layer whose sequence-parallel input Megatron-Core gathers once more for the adapter."""
+        return EXCHANGING_MODULES[self.targets]
 
     def bytes_per_token(self, tensor_parallel: int) -> float:
         """Bytes one tensor-parallel rank's branches move per token over the whole model."""
